@@ -1,0 +1,3 @@
+from nonatomic.cli import main
+
+main()

@@ -1,0 +1,142 @@
+"""`nonatomic lint`, `nonatomic rules` and `nonatomic explain`."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from pathlib import Path
+
+import click
+
+from nonatomic.config import ConfigError
+
+
+def _codes(value: str | None) -> list[str] | None:
+    return [c.strip() for c in value.split(",") if c.strip()] if value else None
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--select", help="Comma list of rule codes or prefixes to enable (NA1 = NA1xx).")
+@click.option("--ignore", help="Comma list of rule codes or prefixes to disable.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour.")
+@click.option("--diff", is_flag=True, help="Show the fixes as a diff; change nothing.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [default: CPUs].")
+@click.option("--no-cache", is_flag=True, help="Do not read or write .nonatomic_cache/.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings.")
+@click.option("--statistics", is_flag=True, help="Print counts per rule instead of findings.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), help="pyproject.toml to read.")
+@click.option("--baseline", type=click.Path(path_type=Path), help="Report only findings not in this baseline.")
+@click.option("--write-baseline", type=click.Path(path_type=Path), help="Record today's findings and exit 0.")
+def lint(paths, select, ignore, fmt, output, fix, unsafe_fixes, diff, jobs, no_cache, exit_zero,
+         statistics, config_file, baseline, write_baseline) -> None:
+    """Lint agent code for non-atomic tool-call hazards (default PATH: .)."""
+    from nonatomic.lint import baseline as baselines
+    from nonatomic.lint.config import load_settings
+    from nonatomic.lint.engine import lint_paths
+    from nonatomic.lint.formats import render
+    from nonatomic.lint.formats import statistics as render_statistics
+
+    paths = list(paths) or [Path(".")]
+    for path in paths:
+        if not path.exists():
+            raise click.UsageError(f"{path}: no such file or directory")
+    try:
+        settings = load_settings(
+            start=paths[0], config_file=config_file, select=_codes(select), ignore=_codes(ignore)
+        )
+        known = baselines.read_baseline(baseline) if baseline else None
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+    fixing = fix or diff
+    with _progress() as progress:
+        report = lint_paths(
+            paths, settings, jobs=jobs, use_cache=not no_cache, fix=fixing,
+            unsafe_fixes=unsafe_fixes, progress=progress,
+        )
+    for crash in report.crashes:
+        click.echo(f"error: {crash.path}: rule {crash.code} failed: {crash.error}", err=True)
+
+    if diff:
+        for path, (before, after) in sorted(report.fixed.items()):
+            click.echo("".join(difflib.unified_diff(
+                before.decode("utf-8", "replace").splitlines(True),
+                after.decode("utf-8", "replace").splitlines(True),
+                f"a/{path}", f"b/{path}",
+            )), nl=False)
+        sys.exit(1 if report.fixed else (2 if report.crashes else 0))
+    if fix:
+        for path, (_, after) in report.fixed.items():
+            Path(path).write_bytes(after)
+        if report.fixed:
+            click.echo(f"Fixed {report.fixes_applied} finding(s) in {len(report.fixed)} file(s).", err=True)
+
+    findings = report.findings
+    if write_baseline:
+        baselines.write_baseline(write_baseline, findings)
+        click.echo(f"Wrote {len(findings)} finding(s) to {write_baseline}.", err=True)
+        sys.exit(2 if report.crashes else 0)
+    if known is not None:
+        findings = baselines.new_findings(findings, known)
+
+    hidden = 0 if unsafe_fixes else sum(1 for f in findings if f.fix and not f.fix_safe)
+    colour = output is None and sys.stdout.isatty()
+    text = render_statistics(findings) if statistics else render(findings, fmt, colour=colour, fixes_hidden=hidden)
+    if output is not None:
+        output.write_text(text, "utf-8")
+    else:
+        click.echo(text, nl=False, color=colour)
+    if report.crashes:
+        sys.exit(2)
+    sys.exit(0 if exit_zero or not findings else 1)
+
+
+class _progress:
+    """A progress bar on stderr for runs of many files, only when stderr is a terminal."""
+
+    MIN_FILES = 200
+
+    def __init__(self) -> None:
+        self.bar = None
+
+    def __enter__(self):
+        return self.update if sys.stderr.isatty() else None
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None and total >= self.MIN_FILES:
+            self.bar = click.progressbar(length=total, label="linting", file=sys.stderr, show_pos=True)
+            self.bar.__enter__()
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+@click.command()
+def rules() -> None:
+    """List the lint rules and replay detectors with their codes and defaults."""
+    from nonatomic.rules.lint import all_rules
+
+    click.echo(f"{'code':<6}  {'name':<40} {'severity':<8} default")
+    for rule in all_rules():
+        click.echo(f"{rule.code:<6}  {rule.name:<40} {rule.severity:<8} {'on' if rule.default_on else 'off'}")
+
+
+@click.command()
+@click.argument("code")
+def explain(code: str) -> None:
+    """Explain a rule: what it does, why it matters, an example and what to do instead."""
+    from nonatomic.rules.lint import rule_for
+
+    rule = rule_for(code)
+    if rule is None:
+        raise click.UsageError(f"unknown code {code!r}; see `nonatomic rules`")
+    click.echo(f"# {rule.code} {rule.name}  ({rule.severity}, default {'on' if rule.default_on else 'off'})\n")
+    click.echo(rule.documentation())
+

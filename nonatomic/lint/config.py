@@ -1,0 +1,136 @@
+"""Lint settings: `[tool.nonatomic]` plus command-line overrides, validated once."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nonatomic import __version__
+from nonatomic.config import ConfigError, find_pyproject, load_tool_table
+from nonatomic.rules.lint import all_rules
+from nonatomic.rules.lint.base import LintRule
+
+_LIST_KEYS = ("select", "ignore", "exclude", "extend-exclude")
+_TABLE_KEYS = ("per-file-ignores", "tools", "replay")
+
+
+@dataclass
+class LintSettings:
+    root: Path  # paths in output, excludes and the cache are relative to it
+    enabled: tuple[str, ...]  # rule codes, sorted
+    exclude: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)  # by code
+    tools: dict[str, Any] = field(default_factory=dict)
+    source: Path | None = None  # the pyproject.toml read, if any
+
+    def options_for(self, code: str) -> dict[str, Any]:
+        return self.rule_options.get(code, {})
+
+    def cache_key(self) -> str:
+        """Changes whenever a result could change: version, rules and their options."""
+        blob = json.dumps(
+            [__version__, self.enabled, self.per_file_ignores, self.rule_options, self.tools],
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def _codes_matching(spec: str, *, explicit_enables_off: bool) -> set[str]:
+    spec = spec.strip().upper()
+    if spec == "ALL":
+        spec = "NA"
+    rules = all_rules()
+    exact = [r for r in rules if r.code == spec]
+    if exact:
+        return {r.code for r in exact if r.default_on or explicit_enables_off}
+    matched = {r.code for r in rules if r.code.startswith(spec) and r.default_on}
+    if not matched and not any(r.code.startswith(spec) for r in rules):
+        raise ConfigError(f"unknown rule code or prefix: {spec!r} (see `nonatomic rules`)")
+    return matched
+
+
+def select_codes(select: list[str] | None, ignore: list[str]) -> tuple[str, ...]:
+    """Rules enabled by select/ignore.  A prefix (`NA1`) takes the default-on rules
+    under it; an exact code (`NA106`) enables that rule even when it is off by
+    default; NA000 stays on unless ignored."""
+    if select is None:
+        chosen = {r.code for r in all_rules() if r.default_on}
+    else:
+        chosen = set()
+        for spec in select:
+            chosen |= _codes_matching(spec, explicit_enables_off=True)
+        chosen.add("NA000")  # as in ruff, a file that does not parse is always reported
+    for spec in ignore:
+        upper = spec.strip().upper()
+        _codes_matching(upper, explicit_enables_off=True)  # validates the code
+        chosen = {code for code in chosen if not code.startswith(upper if upper != "ALL" else "NA")}
+    return tuple(sorted(chosen))
+
+
+def _string_list(table: dict, key: str, where: Path | str) -> list[str]:
+    value = table.get(key, [])
+    if isinstance(value, str):
+        value = [v for v in value.split(",") if v.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: `{key}` must be a list of strings")
+    return [v.strip() for v in value]
+
+
+def _rule_tables(table: dict, where: Path) -> dict[str, dict[str, Any]]:
+    by_key = {rule.name: rule for rule in all_rules()} | {rule.code: rule for rule in all_rules()}
+    options: dict[str, dict[str, Any]] = {}
+    for key, value in table.items():
+        if key in _LIST_KEYS or key in _TABLE_KEYS:
+            continue
+        rule: type[LintRule] | None = by_key.get(key) or by_key.get(key.upper())
+        if rule is None:
+            known = ", ".join([*_LIST_KEYS, *_TABLE_KEYS, "<rule-name>"])
+            raise ConfigError(f"{where}: unknown key `{key}` in [tool.nonatomic] (known: {known})")
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: [tool.nonatomic.{key}] must be a table")
+        options[rule.code] = value
+    return options
+
+
+def load_settings(
+    *,
+    start: Path,
+    config_file: Path | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+) -> LintSettings:
+    """Settings for linting `start`: the given or nearest config, then CLI overrides."""
+    source = config_file if config_file is not None else find_pyproject(start)
+    if config_file is not None and not config_file.is_file():
+        raise ConfigError(f"{config_file}: no such config file")
+    table = load_tool_table(source) if source is not None else {}
+    where = source or "configuration"
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+    per_file_ignores = {glob: _string_list(per_file, glob, where) for glob in per_file}
+    for codes in per_file_ignores.values():
+        select_codes([], codes)  # validates every code
+    tools = table.get("tools", {})
+    if not isinstance(tools, dict):
+        raise ConfigError(f"{where}: [tool.nonatomic.tools] must be a table")
+    config_select = _string_list(table, "select", where) if "select" in table else None
+    enabled = select_codes(
+        select if select is not None else config_select,
+        [*_string_list(table, "ignore", where), *(ignore or [])],
+    )
+    root = source.parent.resolve() if source is not None else Path.cwd().resolve()
+    return LintSettings(
+        root=root,
+        enabled=enabled,
+        exclude=[*_string_list(table, "exclude", where), *_string_list(table, "extend-exclude", where)],
+        per_file_ignores=per_file_ignores,
+        rule_options=_rule_tables(table, source or Path("pyproject.toml")),
+        tools=tools,
+        source=source,
+    )

@@ -1,0 +1,94 @@
+"""Which files to lint: Python files under the given paths, minus what is ignored."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from nonatomic.lint.globs import PatternSet
+
+# Directories nobody wants linted (the same spirit as ruff's default excludes).
+DEFAULT_EXCLUDES = [
+    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pytype",
+    ".ruff_cache", ".nonatomic_cache", ".svn", ".tox", ".venv", "venv", "__pypackages__",
+    "__pycache__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages",
+]
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.resolve().as_posix().lstrip("/")
+
+
+class _Ignorer:
+    def __init__(self, root: Path, exclude: list[str]) -> None:
+        self.root = root
+        self.sets = [PatternSet(DEFAULT_EXCLUDES), PatternSet(exclude)]
+        self._loaded: set[str] = set()
+
+    def load_gitignores_down_to(self, directory: Path) -> None:
+        """Read every .gitignore from the root down to `directory` (each once)."""
+        rel = _relative(directory, self.root)
+        parts = [] if rel in ("", ".") else rel.split("/")
+        for depth in range(len(parts) + 1):
+            base = "/".join(parts[:depth])
+            if base in self._loaded:
+                continue
+            self._loaded.add(base)
+            gitignore = self.root / base / ".gitignore"
+            if gitignore.is_file():
+                try:
+                    lines = gitignore.read_text("utf-8", errors="replace").splitlines()
+                except OSError:
+                    continue
+                self.sets.append(PatternSet(lines, base))
+
+    def ignored(self, relpath: str, is_dir: bool) -> bool:
+        verdict = False
+        for patterns in self.sets:
+            said = patterns.match(relpath, is_dir)
+            if said is not None:
+                verdict = said
+        return verdict
+
+
+def iter_python_files(paths: list[Path], root: Path, exclude: list[str]) -> Iterator[Path]:
+    """Files to lint, sorted and without repeats.  An explicit file is always linted."""
+    ignorer = _Ignorer(root, exclude)
+    seen: set[Path] = set()
+    found: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+            continue
+        ignorer.load_gitignores_down_to(path)
+        rel = _relative(path, root)
+        found.extend(_walk(path, "" if rel == "." else rel, ignorer))
+    for path in sorted(found):
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            yield path
+
+
+def _walk(directory: Path, rel: str, ignorer: _Ignorer) -> Iterator[Path]:
+    try:
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+    except OSError:
+        return
+    if any(entry.name == ".gitignore" for entry in entries):
+        ignorer.load_gitignores_down_to(directory)
+    for entry in entries:
+        path = directory / entry.name
+        child = f"{rel}/{entry.name}" if rel else entry.name
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if ignorer.ignored(child, is_dir):
+            continue
+        if is_dir:
+            yield from _walk(path, child, ignorer)
+        elif entry.name.endswith(PYTHON_SUFFIXES) and entry.is_file():
+            yield path

@@ -1,0 +1,140 @@
+"""Linting many files: discovery, cache, and a process pool whose results are
+identical to a single-process run (files are handled in sorted order)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from nonatomic.lint.cache import LintCache, content_hash
+from nonatomic.lint.config import LintSettings
+from nonatomic.lint.discovery import iter_python_files
+from nonatomic.lint.findings import Finding, RuleCrash
+from nonatomic.lint.runner import FileResult, RulePlan, lint_source
+
+# Below this many files to lint, a pool costs more than it saves.
+MIN_FILES_FOR_POOL = 8
+
+
+@dataclass
+class LintReport:
+    files: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    crashes: list[RuleCrash] = field(default_factory=list)
+    fixed: dict[str, tuple[bytes, bytes]] = field(default_factory=dict)  # path -> (before, after)
+    fixes_applied: int = 0
+
+
+@dataclass(frozen=True)
+class _Job:
+    path: str  # as shown to the user
+    relpath: str  # from the settings root: for per-file-ignores, fingerprints and the cache
+    known_digest: str | None  # from the cache: skip linting if the bytes still hash to it
+
+
+_PLAN: RulePlan | None = None
+_MODE: tuple[bool, bool] = (False, False)
+
+
+def _init_worker(settings: LintSettings, fix: bool, unsafe_fixes: bool) -> None:
+    global _PLAN, _MODE
+    _PLAN, _MODE = RulePlan(settings), (fix, unsafe_fixes)
+
+
+def _run_job(job: _Job) -> tuple[_Job, str | None, FileResult | None, bytes | None]:
+    try:
+        with open(job.path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return job, None, FileResult(job.path, crashes=[RuleCrash(job.path, "IO", f"cannot read: {exc.strerror}")]), None
+    digest = content_hash(data)
+    if digest == job.known_digest:
+        return job, digest, None, None
+    assert _PLAN is not None
+    fix, unsafe = _MODE
+    return job, digest, lint_source(job.relpath, data, _PLAN, fix=fix, unsafe_fixes=unsafe), data if fix else None
+
+
+def display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def root_relative(path: Path, root: Path) -> str:
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(root).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def lint_paths(
+    paths: list[Path],
+    settings: LintSettings,
+    *,
+    jobs: int | None = None,
+    use_cache: bool = True,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> LintReport:
+    """Lint files and directories; with `fix`, return fixed sources (the caller writes them)."""
+    report = LintReport()
+    cache = LintCache(settings.root, settings.cache_key()) if use_cache and not fix else None
+    todo: list[_Job] = []
+    for path in iter_python_files(paths, settings.root, settings.exclude):
+        report.files += 1
+        job = _Job(display_path(path), root_relative(path, settings.root), None)
+        if cache is not None:
+            try:
+                cached = cache.by_stat(job.relpath, path.stat())
+            except OSError:
+                cached = None
+            if cached is not None:
+                report.findings += _shown(cached, job.path)
+                continue
+            job = replace(job, known_digest=cache.digest(job.relpath))
+        todo.append(job)
+
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and len(todo) >= MIN_FILES_FOR_POOL:
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        with multiprocessing.get_context(method).Pool(
+            min(jobs, len(todo)), _init_worker, (settings, fix, unsafe_fixes)
+        ) as pool:
+            results = pool.imap(_run_job, todo, chunksize=4)
+            _collect(results, report, cache, progress, len(todo))
+    else:
+        _init_worker(settings, fix, unsafe_fixes)
+        _collect(map(_run_job, todo), report, cache, progress, len(todo))
+    if cache is not None:
+        cache.save()
+    report.findings.sort(key=lambda f: f.sort_key)
+    return report
+
+
+def _shown(findings: list[Finding], path: str) -> list[Finding]:
+    return [replace(f, path=path) for f in findings]
+
+
+def _collect(results, report: LintReport, cache: LintCache | None, progress, total: int) -> None:
+    for done, (job, digest, result, before) in enumerate(results, 1):
+        if result is None:  # unchanged bytes: the cached findings stand
+            assert cache is not None and digest is not None
+            findings = cache.findings(job.relpath)
+        else:
+            findings = result.findings
+            report.crashes += [replace(c, path=job.path) for c in result.crashes]
+            if result.fixed is not None and before is not None:
+                report.fixed[job.path] = (before, result.fixed)
+                report.fixes_applied += result.fixes_applied
+        report.findings += _shown(findings, job.path)
+        if cache is not None and digest is not None and not (result and result.crashes):
+            cache.store(job.relpath, os.stat(job.path), digest, findings)
+        if progress:
+            progress(done, total)

@@ -1,0 +1,37 @@
+"""What the lint engine reports: findings and the errors that are not findings."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    severity: str
+    path: str
+    line: int  # 1-based
+    col: int  # 1-based
+    end_line: int
+    end_col: int
+    message: str
+    fix: str | None = None  # what the fix does, when the rule has one
+    fix_safe: bool = False
+    fingerprint: str = ""  # stable under unrelated edits: baselines and SARIF use it
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.col, self.code)
+
+
+@dataclass(frozen=True)
+class RuleCrash:
+    """A rule raised on a file: reported on stderr, exit code 2, other rules still ran."""
+
+    path: str
+    code: str
+    error: str

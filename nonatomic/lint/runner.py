@@ -1,0 +1,269 @@
+"""Linting one file: prefilter, one parse, one batched traversal, suppressions, fixes."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+import traceback
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from nonatomic.lint.config import LintSettings
+from nonatomic.lint.findings import Finding, RuleCrash
+from nonatomic.lint.globs import matches_any
+from nonatomic.rules.lint import all_rules, rule_for
+from nonatomic.rules.lint.base import LintRule, RuleContext, Violation
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, default_constructors
+
+_IGNORE_FILE = re.compile(rb"#\s*nonatomic:\s*ignore-file\b")
+_NOQA = re.compile(
+    rb"#\s*noqa(?::[\s]*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
+_SCOPE = re.compile(r"^(\s*)(?:async\s+def|def|class)\s+(\w+)")
+MAX_FIX_PASSES = 10
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    crashes: list[RuleCrash] = field(default_factory=list)
+    fixed: bytes | None = None  # the new source when fixes were applied
+    fixes_applied: int = 0
+
+
+class RulePlan:
+    """The enabled rules, their options and prefilters: built once per process."""
+
+    def __init__(self, settings: LintSettings) -> None:
+        self.settings = settings
+        self.report_syntax_errors = "NA000" in settings.enabled
+        self.rules: list[type[LintRule]] = [
+            rule for rule in all_rules() if rule.code in settings.enabled and rule.code != "NA000"
+        ]
+        self.contexts = {
+            rule.code: RuleContext(options=settings.options_for(rule.code), settings=settings)
+            for rule in self.rules
+        }
+        self.prefilters = {
+            rule.code: rule.build_prefilter(settings.options_for(rule.code)) for rule in self.rules
+        }
+        CalleeProvider.constructors = default_constructors() | settings.tools.get("types", {})
+
+    def rules_for(self, relpath: str, data: bytes) -> list[type[LintRule]]:
+        ignored = {
+            code
+            for glob, codes in self.settings.per_file_ignores.items()
+            if matches_any([glob], relpath)
+            for code in codes
+        }
+        return [
+            rule
+            for rule in self.rules
+            if not any(rule.code.startswith(code) for code in ignored)
+            and (self.prefilters[rule.code] is None or self.prefilters[rule.code].search(data))
+        ]
+
+    def syntax_errors_wanted(self, relpath: str) -> bool:
+        return self.report_syntax_errors and not any(
+            "NA000".startswith(code)
+            for glob, codes in self.settings.per_file_ignores.items()
+            if matches_any([glob], relpath)
+            for code in codes
+        )
+
+
+def lint_source(relpath: str, data: bytes, plan: RulePlan, *, fix: bool = False, unsafe_fixes: bool = False) -> FileResult:
+    """Findings for one file's bytes; with `fix`, apply fixes until none is left."""
+    result = FileResult(relpath)
+    if _IGNORE_FILE.search(b"\n".join(data.split(b"\n", 10)[:10])):
+        return result
+    original = data
+    for _ in range(MAX_FIX_PASSES):
+        findings, crashes, module, violations = _lint_once(relpath, data, plan)
+        result.findings, result.crashes = findings, crashes
+        if not fix or module is None:
+            break
+        fixable = [v for v in violations if v.replacement is not None and (unsafe_fixes or not v.unsafe_fix)]
+        if not fixable:
+            break
+        new_module = module.visit(_Replacer(fixable))
+        new_data = new_module.bytes
+        if new_data == data:
+            break
+        result.fixes_applied += len(fixable)
+        data = new_data
+    if data != original:
+        result.fixed = data
+    return result
+
+
+def _lint_once(relpath: str, data: bytes, plan: RulePlan):
+    rules = plan.rules_for(relpath, data)
+    if not rules:
+        if plan.syntax_errors_wanted(relpath) and not _compiles(data, relpath):
+            return _syntax_error(relpath, data), [], None, []
+        return [], [], None, []
+    try:
+        module = cst.parse_module(data)
+    except Exception as exc:  # noqa: BLE001 - any parse failure is a finding, never a crash
+        return _syntax_error(relpath, data, exc) if plan.syntax_errors_wanted(relpath) else [], [], None, []
+    instances = [rule(plan.contexts[rule.code]) for rule in rules]
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    crashes = _visit(wrapper, instances, relpath)
+    positions = wrapper.resolve(PositionProvider)
+    lines = data.decode(module.encoding, errors="replace").splitlines()
+    findings, violations = [], []
+    for rule in instances:
+        if any(crash.code == rule.code for crash in crashes):
+            continue
+        for violation in rule.violations:
+            finding = _to_finding(relpath, rule, violation, positions, module, lines)
+            if not _suppressed(finding, lines):
+                findings.append(finding)
+                violations.append(violation)
+    return _with_occurrences(findings), crashes, module, violations
+
+
+def _visit(wrapper: MetadataWrapper, instances: list[LintRule], relpath: str) -> list[RuleCrash]:
+    """One batched traversal; if it raises, run rules alone to find the culprit."""
+    try:
+        wrapper.visit_batched(instances)
+        return []
+    except Exception:  # noqa: BLE001 - a rule bug must not stop the run
+        pass
+    crashes = []
+    for rule in instances:
+        rule.violations.clear()
+        try:
+            wrapper.visit_batched([rule])
+        except Exception as exc:  # noqa: BLE001
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            crashes.append(
+                RuleCrash(relpath, rule.code, f"{type(exc).__name__}: {exc} ({where.filename}:{where.lineno})")
+            )
+            rule.violations.clear()
+    return crashes
+
+
+def _python_syntax_error(data: bytes, relpath: str) -> SyntaxError | None:
+    """CPython's own parser: fast, and with the best messages ("Did you mean print(...)?")."""
+    try:
+        compile(data, relpath, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        return exc
+    except Exception:  # noqa: BLE001 - e.g. RecursionError on huge generated files
+        return None
+    return None
+
+
+def _compiles(data: bytes, relpath: str) -> bool:
+    """A cheap check for files no rule needs to parse.  libcst confirms a failure,
+    since it may know newer syntax than the running interpreter."""
+    if _python_syntax_error(data, relpath) is None:
+        return True
+    try:
+        cst.parse_module(data)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _syntax_error(relpath: str, data: bytes, exc: Exception | None = None) -> list[Finding]:
+    """The NA000 finding of a file libcst cannot parse (`exc`: libcst's error, if known)."""
+    python_error = _python_syntax_error(data, relpath)
+    if python_error is not None and python_error.lineno:
+        line, col = python_error.lineno, max(python_error.offset or 1, 1)
+        message = f"cannot parse: {python_error.msg}"
+    elif isinstance(exc, cst.ParserSyntaxError):
+        line, col = exc.raw_line, exc.raw_column + 1
+        message = f"cannot parse: {exc.message}"
+    else:
+        line, col = 1, 1
+        message = f"cannot parse: {type(exc).__name__}: {exc}" if exc else "cannot parse"
+    rule = rule_for("NA000")
+    assert rule is not None
+    return [
+        Finding("NA000", rule.name, rule.severity, relpath, line, col, line, col, message,
+                fingerprint=_hash("NA000", relpath))
+    ]
+
+
+def _to_finding(relpath, rule: LintRule, violation: Violation, positions, module, lines) -> Finding:
+    where = positions[violation.node]
+    line, col = where.start.line, where.start.column + 1
+    text = " ".join(module.code_for_node(violation.node).split())
+    return Finding(
+        code=rule.code,
+        name=rule.name,
+        severity=rule.severity,
+        path=relpath,
+        line=line,
+        col=col,
+        end_line=where.end.line,
+        end_col=where.end.column + 1,
+        message=violation.message,
+        fix=violation.fix_title,
+        fix_safe=violation.replacement is not None and not violation.unsafe_fix,
+        fingerprint=_hash(rule.code, relpath, _enclosing_scope(lines, line), text),
+    )
+
+
+def _with_occurrences(findings: list[Finding]) -> list[Finding]:
+    """Two identical findings in one scope get distinct fingerprints, by order."""
+    seen: dict[str, int] = {}
+    unique = []
+    for finding in sorted(findings, key=lambda f: f.sort_key):
+        count = seen.get(finding.fingerprint, 0)
+        seen[finding.fingerprint] = count + 1
+        if count:
+            finding = replace(finding, fingerprint=_hash(finding.fingerprint, str(count)))
+        unique.append(finding)
+    return unique
+
+
+def _enclosing_scope(lines: list[str], line: int) -> str:
+    """`Class.method` path of the def/class around a line, from indentation alone."""
+    names: list[str] = []
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip()) if line <= len(lines) else 0
+    for text in reversed(lines[: line - 1]):
+        match = _SCOPE.match(text)
+        if match and len(match.group(1)) < indent:
+            names.append(match.group(2))
+            indent = len(match.group(1))
+            if indent == 0:
+                break
+    return ".".join(reversed(names))
+
+
+def _suppressed(finding: Finding, lines: list[str]) -> bool:
+    for number in {finding.line, finding.end_line}:
+        if number > len(lines):
+            continue
+        for match in _NOQA.finditer(lines[number - 1].encode("utf-8", "replace")):
+            codes = match.group("codes")
+            if codes is None:
+                return True
+            if finding.code.encode() in re.split(rb"[\s,]+", codes.upper()):
+                return True
+    return False
+
+
+def _hash(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+class _Replacer(cst.CSTTransformer):
+    def __init__(self, violations: list[Violation]) -> None:
+        super().__init__()
+        self.replacements = {id(v.node): v.replacement for v in violations}
+        self.nodes = {id(v.node): v.node for v in violations}
+
+    def on_leave(self, original_node, updated_node):
+        key = id(original_node)
+        if key in self.replacements and self.nodes[key] is original_node:
+            return self.replacements[key]
+        return updated_node

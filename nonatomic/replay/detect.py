@@ -1,0 +1,240 @@
+"""Run the replay detectors over the `events` table and shape what they find.
+
+Every detector is a query in the catalogue (`nonatomic.rules.replay`); the
+work happens inside DuckDB.  Python picks the detectors, binds the settings as
+named parameters, materialises the shared stages once, and formats the rows
+into findings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+import string
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import yaml
+
+from nonatomic.config import ConfigError, find_pyproject, load_tool_table
+from nonatomic.replay.schema import EVENT_ORDER
+from nonatomic.rules.replay import DETECTORS
+from nonatomic.rules.replay.base import SHARED_PARAMS, Detector
+from nonatomic.rules.replay.views import STAGES, Stage, events_stage
+
+DEFAULT_SETTINGS: dict[str, object] = {
+    **SHARED_PARAMS,
+    **{name: value for d in DETECTORS.values() for name, value in d.params.items()},
+}
+"""Every setting a detector binds, with its default (see each detector's params)."""
+
+FINDING_ORDER = ("task_id", "ts", "code", "step", "fingerprint")
+
+
+def run_detectors(
+    con,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    settings: Mapping[str, object] | None = None,
+) -> list[dict]:
+    """Findings of the chosen detectors over `events` in `con`, sorted deterministically.
+
+    `select`/`ignore` hold codes or prefixes (`NR1` is NR1xx); `settings`
+    overrides DEFAULT_SETTINGS (e.g. `non_retryable`, `min_backoff_ms`).
+    """
+    detectors = choose(select, ignore)
+    params = {**DEFAULT_SETTINGS, **validate_settings(settings or {})}
+    stages = _stages_for(detectors)
+    raw: list[tuple[Detector, dict]] = []
+    try:
+        for stage in stages:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {stage.name} AS {stage.sql}")
+        for detector in detectors:
+            cursor = con.execute(detector.sql, {p: params[p] for p in detector.parameters()})
+            columns = [c[0] for c in cursor.description]
+            raw.extend((detector, dict(zip(columns, row))) for row in cursor.fetchall())
+        evidence = _evidence(con, {i for _, row in raw for i in _witnesses(row)})
+    finally:
+        for stage in reversed(stages):
+            con.execute(f"DROP TABLE IF EXISTS {stage.name}")
+    findings = [_finding(detector, row, evidence) for detector, row in raw]
+    return sorted(findings, key=_sort_key)
+
+
+def load_settings(path: Path | None = None, start: Path | None = None) -> dict[str, object]:
+    """Replay settings from a YAML file or a pyproject.toml, else from the nearest pyproject.
+
+    In pyproject.toml they live in `[tool.nonatomic.replay]`; a YAML file holds
+    them at its top level or under `replay:`.  Keys may use `-` or `_`
+    (`min-backoff-ms = 500`).  Only overrides are returned; defaults stay in
+    DEFAULT_SETTINGS.
+    """
+    if path is None:
+        path = find_pyproject(start or Path.cwd())
+        if path is None:
+            return {}
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            table = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{path}: cannot read replay settings: {exc}") from exc
+        if isinstance(table, dict) and isinstance(table.get("replay"), dict):
+            table = table["replay"]
+    else:
+        table = load_tool_table(path).get("replay", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: replay settings must be a table of key = value")
+    try:
+        return validate_settings(table)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+
+
+def validate_settings(settings: Mapping[str, object]) -> dict[str, object]:
+    """Settings with normalised keys, checked against what the detectors accept."""
+    checked: dict[str, object] = {}
+    for raw_key, value in settings.items():
+        key = str(raw_key).replace("-", "_")
+        if key not in DEFAULT_SETTINGS:
+            known = ", ".join(sorted(DEFAULT_SETTINGS))
+            raise ConfigError(f"unknown replay setting {raw_key!r} (known: {known})")
+        checked[key] = _SETTING_CHECKS[key](raw_key, value)
+    return checked
+
+
+def _codes(key, value) -> list[int]:
+    if not isinstance(value, (list, tuple)) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        raise ConfigError(f"{key} must be a list of status codes, e.g. [400, 401, 403, 404, 422]")
+    return sorted(set(value))
+
+
+def _milliseconds(key, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"{key} must be a whole number of milliseconds >= 0")
+    return value
+
+
+def _pattern(key, value) -> str:
+    try:
+        re.compile(value)
+    except (TypeError, re.error) as exc:
+        raise ConfigError(f"{key} must be a regular expression: {exc}") from exc
+    return value
+
+
+_SETTING_CHECKS = {"non_retryable": _codes, "min_backoff_ms": _milliseconds, "read_tools": _pattern}
+
+
+def choose(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[Detector]:
+    """Detectors whose code matches a `select` entry (default: those on by default), minus `ignore`."""
+
+    def matches(code: str, patterns: Iterable[str]) -> bool:
+        return any(code.startswith(p.strip().upper()) for p in patterns if p.strip())
+
+    chosen = [
+        d
+        for d in DETECTORS.values()
+        if (d.default_on if select is None else matches(d.code, select))
+        and not matches(d.code, ignore or ())
+    ]
+    return sorted(chosen, key=lambda d: d.code)
+
+
+def _stages_for(detectors: list[Detector]) -> list[Stage]:
+    """The stages these detectors need, dependencies first."""
+    ordered: list[Stage] = []
+
+    def add(name: str) -> None:
+        if any(s.name == name for s in ordered):
+            return
+        stage = events_stage(EVENT_ORDER) if name == "nr_events" else STAGES[name]
+        for dependency in stage.requires:
+            add(dependency)
+        ordered.append(stage)
+
+    for detector in detectors:
+        for name in detector.requires:
+            add(name)
+    return ordered
+
+
+def _witnesses(row: Mapping) -> list[int]:
+    ids = [row["anchor_id"], *(row["witness_ids"] or ())]
+    return [i for i in dict.fromkeys(ids) if i is not None]
+
+
+def _evidence(con, ids: set[int]) -> dict[int, dict]:
+    if not ids:
+        return {}
+    rows = con.execute(
+        """
+        SELECT event_id, file, line, strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ')
+        FROM events
+        WHERE event_id IN (SELECT UNNEST($ids))
+        """,
+        {"ids": sorted(ids)},
+    ).fetchall()
+    return {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3]} for r in rows}
+
+
+def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
+    events = sorted(
+        (evidence[i] for i in _witnesses(row)), key=lambda e: (e["ts"], e["file"], e["line"])
+    )
+    fields = {k: v for k, v in row.items() if k not in ("anchor_id", "witness_ids")}
+    severity = fields.pop("severity", None) or detector.severity
+    template = detector.template(fields.pop("variant", None))
+    finding = {
+        "code": detector.code,
+        "name": detector.name,
+        "severity": severity,
+        "task_id": row["task_id"],
+        "step": row["step"],
+        "message": _MESSAGE.format(template, **fields),
+        "ts": evidence[row["anchor_id"]]["ts"],
+        "events": events,
+    }
+    finding["fingerprint"] = fingerprint(finding)
+    return finding
+
+
+def fingerprint(finding: Mapping) -> str:
+    """A stable id of a finding: its code, task, step and witness lines (not event ids,
+    which depend on ingest order, nor the directory the logs were read from)."""
+    witnesses = sorted(f"{posixpath.basename(str(e['file']).replace(chr(92), '/'))}:{e['line']}" for e in finding["events"])
+    key = "\x1f".join([finding["code"], finding["task_id"], str(finding["step"]), *witnesses])
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def _sort_key(finding: dict) -> tuple:
+    step = finding["step"]
+    return (finding["task_id"], finding["ts"], finding["code"], step is not None, step or 0, finding["fingerprint"])
+
+
+class _MessageFormatter(string.Formatter):
+    """str.format with `:dur` (milliseconds as a human duration) and None shown as '?'."""
+
+    def format_field(self, value, format_spec):
+        if value is None:
+            return "?"
+        if format_spec == "dur":
+            return duration(value)
+        return super().format_field(value, format_spec)
+
+
+_MESSAGE = _MessageFormatter()
+
+
+def duration(ms: float) -> str:
+    """Milliseconds for a reader: '40 ms', '0.9 s', '2.5 min', '1.2 h'."""
+    ms = float(ms)
+    if abs(ms) < 100:
+        return f"{ms:.0f} ms"
+    if abs(ms) < 60_000:
+        return f"{ms / 1000:.1f} s"
+    if abs(ms) < 3_600_000:
+        return f"{ms / 60_000:.1f} min"
+    return f"{ms / 3_600_000:.1f} h"

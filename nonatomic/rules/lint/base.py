@@ -1,0 +1,95 @@
+"""What every lint rule shares: the base class, its test cases and what it reports.
+
+A rule is a small libcst visitor (batched with every other enabled rule into
+one traversal, as Fixit does).  Its class docstring is its documentation in
+ruff's shape (what it does / why is this bad / example / use instead), and its
+VALID and INVALID class attributes are test cases the suite runs.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A snippet the rule must flag; `line` is the 1-based line of the finding."""
+
+    code: str
+    line: int | None = None
+    fixed: str | None = None  # the snippet after applying the rule's fix, if it has one
+
+
+@dataclass
+class Violation:
+    node: cst.CSTNode
+    message: str
+    replacement: cst.CSTNode | cst.RemovalSentinel | None = None
+    fix_title: str | None = None
+    unsafe_fix: bool = True
+
+
+@dataclass
+class RuleContext:
+    """What a rule may know beyond the tree: its options and the shared rule packs."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+    settings: Any = None  # the lint settings object (tool registry and friends)
+
+
+class LintRule(cst.BatchableCSTVisitor):
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[str] = "warning"
+    default_on: ClassVar[bool] = True
+    # Bytes that must occur in a file for this rule to possibly fire; None: always run.
+    prefilter: ClassVar[re.Pattern[bytes] | None] = None
+    VALID: ClassVar[list[str]] = []
+    INVALID: ClassVar[list[Invalid]] = []
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, context: RuleContext | None = None) -> None:
+        super().__init__()
+        self.context = context or RuleContext()
+        self.violations: list[Violation] = []
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        replacement: cst.CSTNode | cst.RemovalSentinel | None = None,
+        fix_title: str | None = None,
+        unsafe_fix: bool = True,
+    ) -> None:
+        self.violations.append(Violation(node, message, replacement, fix_title, unsafe_fix))
+
+    @classmethod
+    def documentation(cls) -> str:
+        return textwrap.dedent(cls.__doc__ or "").strip()
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of 'What it does', for tables and SARIF short descriptions."""
+        doc = cls.documentation()
+        body = doc.split("## What it does", 1)[-1].strip().split("\n\n", 1)[0]
+        return " ".join(body.split())
+
+    @classmethod
+    def build_prefilter(cls, options: dict[str, Any]) -> re.Pattern[bytes] | None:
+        """The prefilter under these options (rules whose trigger words are configurable override this)."""
+        return cls.prefilter
+
+    @classmethod
+    def prefilter_for(cls, words: list[str]) -> re.Pattern[bytes]:
+        """A prefilter matching any of `words` as a whole word."""
+        alternatives = "|".join(sorted({re.escape(w) for w in words}))
+        return re.compile(rb"\b(?:" + alternatives.encode() + rb")\b")

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+
+
+class SyntaxError_(LintRule):
+    """
+    ## What it does
+    Reports a file that does not parse, at the line where parsing failed. The
+    engine raises it; the file is skipped by every other rule and every other
+    file is still linted.
+
+    ## Why is this bad?
+    A file the linter cannot read is a file nobody checked: a half-merged
+    conflict in a payment tool would otherwise pass CI silently. Python 2 files,
+    stray merge markers and truncated generated files all end up here.
+
+    ## Example
+    ```python
+    def refund(order_id)
+        return gateway.refund(order_id)
+    ```
+
+    ## Use instead
+    ```python
+    def refund(order_id):
+        return gateway.refund(order_id)
+    ```
+    """
+
+    code = "NA000"
+    name = "syntax-error"
+    severity = "error"
+    VALID = ["def refund(order_id):\n    return order_id\n"]
+    INVALID = [
+        Invalid("def refund(order_id)\n    return order_id\n", line=1),
+        Invalid("x = 1\nprint 'hello'\n", line=2),
+        Invalid("<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> branch\n", line=1),
+    ]

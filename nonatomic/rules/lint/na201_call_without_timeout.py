@@ -1,0 +1,221 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics import calls
+from nonatomic.rules.lint.semantics.callees import CalleeProvider
+from nonatomic.rules.lint.semantics.packs import load_pack
+
+DEFAULT_FIX_TIMEOUT = 30
+
+
+@dataclass(frozen=True)
+class TimeoutSpec:
+    keywords: tuple[str, ...]
+    position: int | None
+    when: str  # "missing" or "none"
+    why: str
+    fixable: bool = False
+    nonblocking: tuple[str, int | None] | None = None
+
+
+def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
+    """Callee name -> what makes the call bounded; the shipped pack plus `extra`."""
+    specs: dict[str, TimeoutSpec] = {}
+    for entry in [*load_pack("timeouts")["calls"], *(extra or [])]:
+        if isinstance(entry, str):  # a user's bare "module.func": needs `timeout=`
+            entry = {"names": [entry]}
+        keywords = entry.get("keyword", "timeout")
+        nonblocking = entry.get("nonblocking")
+        spec = TimeoutSpec(
+            keywords=tuple([keywords] if isinstance(keywords, str) else keywords),
+            position=entry.get("position"),
+            when=entry.get("when", "missing"),
+            why=entry.get("why", "it can block forever"),
+            fixable=bool(entry.get("fixable", False)),
+            nonblocking=(nonblocking["keyword"], nonblocking.get("position"))
+            if nonblocking
+            else None,
+        )
+        for name in entry["names"]:
+            specs[name] = spec
+    return specs
+
+
+class CallWithoutTimeout(LintRule):
+    """
+    ## What it does
+    Flags external calls that can block forever because they have no timeout:
+    `requests` functions and `requests.Session` methods, `urllib.request.urlopen`,
+    `smtplib.SMTP`, `socket.create_connection`, `subprocess.run` and friends,
+    `Popen.communicate/wait`, `Future.result()`, a blocking `Queue.get()`, an
+    `aiohttp.ClientSession` without `timeout`, `httpx` with `timeout=None`, and
+    LLM clients (`OpenAI`, `Anthropic`, `ChatOpenAI`, ...) built without a timeout.
+
+    ## Why is this bad?
+    An agent step that waits forever holds its worker, its locks and its task
+    state. The orchestrator's own deadline fires, the task is marked failed and
+    retried, and the first call is still alive: when the payment provider finally
+    answers, the "failed" task charges the card while its retry charges it again.
+    One real incident: a support agent's CRM call hung for 40 minutes on a
+    half-open TCP connection; the gateway returned 504 after 60 s, the user asked
+    again, and two tickets (and two refunds) came out of one request.
+
+    A call whose library has a sane default (`httpx`, 5 s) is not flagged unless
+    the default is switched off with `timeout=None`. A call passing `**kwargs`
+    is not flagged: the timeout may be in there.
+
+    ## Example
+    ```python
+    import requests
+
+    def create_ticket(payload):
+        return requests.post("https://crm.example.com/tickets", json=payload)
+    ```
+
+    ## Use instead
+    ```python
+    import requests
+
+    def create_ticket(payload):
+        return requests.post("https://crm.example.com/tickets", json=payload, timeout=10)
+    ```
+
+    ## Options
+    `[tool.nonatomic.call-without-timeout]`: `extra-calls` (more `module.func`
+    names, or tables shaped like the shipped `timeouts.yaml` entries),
+    `ignore-calls` (names never to flag, e.g. a wrapper you trust), and
+    `fix-timeout` (seconds the fix writes, default 30).
+
+    ## Fix
+    Unsafe: adds `timeout=<fix-timeout>` to `requests`, `urllib`, `smtplib`,
+    `socket` and `subprocess` calls. It changes behaviour (the call can now
+    raise a timeout), so review it.
+    """
+
+    code = "NA201"
+    name = "call-without-timeout"
+    severity = "error"
+    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider)
+
+    VALID = [
+        # A timeout given as keyword, or positionally where the API allows it.
+        "import requests\nrequests.get('https://api.example.com', timeout=5)\n",
+        "import urllib.request\nurllib.request.urlopen(url, None, 10)\n",
+        "import socket\nsocket.create_connection(('db', 5432), 3)\n",
+        # httpx has a 5 s default: only timeout=None is a hazard.
+        "import httpx\nhttpx.post(url, json=body)\nclient = httpx.Client()\n",
+        # **kwargs may carry the timeout.
+        "import requests\ndef call(url, **kw):\n    return requests.get(url, **kw)\n",
+        # Not the requests module: a local object with a .get method.
+        "cache = {}\ncache.get('k')\nrequests = {}\n",
+        # A future from as_completed is already done: result() does not wait.
+        (
+            "from concurrent.futures import ThreadPoolExecutor, as_completed\n"
+            "with ThreadPoolExecutor() as ex:\n"
+            "    futs = [ex.submit(work, i) for i in range(4)]\n"
+            "    for fut in as_completed(futs, timeout=30):\n"
+            "        fut.result()\n"
+        ),
+        # A non-blocking queue read does not wait.
+        "import queue\nq = queue.Queue()\nitem = q.get(block=False)\nitem = q.get(False)\n",
+        # asyncio's loop-level wait is bounded elsewhere (NA202/NA203 cover it).
+        "import asyncio\nq = asyncio.Queue()\nasync def f():\n    await q.get()\n",
+        "from openai import OpenAI\nclient = OpenAI(timeout=20.0, max_retries=2)\n",
+        "from langchain_openai import ChatOpenAI\nllm = ChatOpenAI(model='gpt-4o', request_timeout=30)\n",
+        "import aiohttp\nasync def f():\n    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:\n        pass\n",
+        # A parameter that shadows the module name is not the module.
+        "import requests\ndef f(requests):\n    requests.get('x')\n",
+    ]
+    INVALID = [
+        Invalid(
+            "import requests\nrequests.post('https://pay.example.com/refund', json=body)\n",
+            line=2,
+            fixed="import requests\nrequests.post('https://pay.example.com/refund', json=body, timeout=30)\n",
+        ),
+        Invalid("from requests import post as p\np(url)\n", line=2, fixed="from requests import post as p\np(url, timeout=30)\n"),
+        Invalid("import requests\nrequests.get(url, timeout=None)\n", line=2, fixed="import requests\nrequests.get(url, timeout=30)\n"),
+        Invalid(
+            "import requests\n\nrequests.put(\n    url,\n    json=body,\n)\n",
+            line=3,
+            fixed="import requests\n\nrequests.put(\n    url,\n    json=body,\n    timeout=30,\n)\n",
+        ),
+        # Sessions, however they are made and kept (ruff and bandit miss these).
+        Invalid("import requests\ns = requests.Session()\ns.post(url, json=body)\n", line=3),
+        Invalid("import requests\nwith requests.session() as s:\n    s.get(url)\n", line=3),
+        Invalid(
+            "import requests\nclass Crm:\n    def __init__(self):\n        self.http = requests.Session()\n"
+            "    def create(self, body):\n        return self.http.post(self.url, json=body)\n",
+            line=6,
+        ),
+        Invalid("import httpx\nhttpx.post(url, json=body, timeout=None)\n", line=2),
+        Invalid("import httpx\nclient = httpx.AsyncClient(timeout=None)\n", line=2),
+        Invalid("import aiohttp\nasync def f():\n    async with aiohttp.ClientSession() as s:\n        pass\n", line=3),
+        Invalid("import aiohttp\nt = aiohttp.ClientTimeout()\n", line=2),
+        Invalid("from urllib.request import urlopen\nurlopen(url)\n", line=2),
+        Invalid("import smtplib\nserver = smtplib.SMTP('smtp.example.com', 587)\n", line=2),
+        Invalid("import socket\nsocket.create_connection(('db', 5432))\n", line=2),
+        Invalid("import subprocess\nsubprocess.run(['kubectl', 'apply', '-f', 'x.yaml'], check=True)\n", line=2),
+        Invalid("import subprocess\np = subprocess.Popen(cmd)\nout, err = p.communicate()\n", line=3),
+        Invalid(
+            "from concurrent.futures import ThreadPoolExecutor\n"
+            "with ThreadPoolExecutor() as ex:\n    fut = ex.submit(charge, order)\n    fut.result()\n",
+            line=4,
+        ),
+        Invalid("import concurrent.futures as cf\nex = cf.ThreadPoolExecutor(4)\nex.submit(f).result()\n", line=3),
+        Invalid("import queue\njobs = queue.Queue()\ndef worker():\n    job = jobs.get()\n", line=4),
+        Invalid("from openai import OpenAI\nclient = OpenAI()\n", line=2),
+        Invalid("import anthropic\nclient = anthropic.AsyncAnthropic(api_key=key)\n", line=2),
+        Invalid("from langchain_anthropic import ChatAnthropic\nllm = ChatAnthropic(model='claude')\n", line=2),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        options = self.context.options
+        self.specs = load_specs(options.get("extra-calls"))
+        self.ignored = set(options.get("ignore-calls", ()))
+        self.fix_timeout = options.get("fix-timeout", DEFAULT_FIX_TIMEOUT)
+
+    @classmethod
+    def build_prefilter(cls, options: dict):
+        # Every callee starts with a module the file must name (to import it).
+        names = [*load_specs(options.get("extra-calls"))]
+        return cls.prefilter_for([name.split(".", 1)[0] for name in names])
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = self.get_metadata(CalleeProvider, node, None)
+        spec = self.specs.get(callee) if callee else None
+        if spec is None or callee in self.ignored or calls.has_star_kwargs(node):
+            return
+        if spec.nonblocking is not None:
+            flag = calls.argument(node, (spec.nonblocking[0],), spec.nonblocking[1])
+            if flag is not None and calls.is_false(flag.value):
+                return
+        given = calls.argument(node, spec.keywords, spec.position)
+        if given is None and calls.has_star_args(node) and spec.position is not None:
+            return  # *args may reach the timeout's position
+        explicit_none = given is not None and calls.is_none(given.value)
+        if spec.when == "none":
+            bad = explicit_none
+        else:
+            bad = given is None or explicit_none
+        if not bad:
+            return
+        short = callee.rsplit(".", 2)
+        shown = ".".join(short[-2:]) if len(short) > 1 else callee
+        what = "timeout=None" if explicit_none else "no timeout"
+        replacement = None
+        if spec.fixable:
+            replacement = calls.with_keyword(
+                node, spec.keywords[0], cst.Integer(str(self.fix_timeout))
+            )
+        self.report(
+            node,
+            f"`{shown}(...)` has {what}: {spec.why}",
+            replacement=replacement,
+            fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
+        )

@@ -1,0 +1,194 @@
+"""Which function a call really calls.
+
+`CalleeProvider` gives every `Call` node the dotted name of its callee, with
+imports and aliases followed (`from requests import post as p; p(u)` is
+`requests.post`) and with the simple object types of `objects.yaml` followed
+through assignments (`s = requests.Session(); s.get(u)` is
+`requests.Session.get`).  It is one cheap pass, instead of libcst's full scope
+analysis, which costs several times a parse: it is flow-insensitive inside a
+function and knows nothing of inheritance, which is precise enough for the
+call shapes the rules look for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import libcst as cst
+from libcst.metadata import BatchableMetadataProvider
+
+from nonatomic.rules.lint.semantics.packs import load_pack
+
+_ALIAS, _TYPE = "alias", "type"
+
+
+def default_constructors() -> dict[str, str]:
+    """Constructor dotted name -> type name, from the shipped objects pack."""
+    return {
+        ctor: type_name
+        for type_name, ctors in load_pack("objects")["types"].items()
+        for ctor in ctors
+    }
+
+
+def dotted_name(expr: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a chain of names, None for anything else."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted_name(expr.value)
+        return f"{base}.{expr.attr.value}" if base else None
+    return None
+
+
+class CalleeProvider(BatchableMetadataProvider[str | None]):
+    # The engine may replace this with the shipped constructors plus the user's.
+    constructors: Mapping[str, str] | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        if CalleeProvider.constructors is None:
+            CalleeProvider.constructors = default_constructors()
+        self._scopes: list[dict[str, tuple[str, str | None]]] = [{}]
+        self._class_attrs: list[dict[str, str]] = []
+        self._call_types: dict[cst.Call, str] = {}
+
+    # -- scopes -----------------------------------------------------------
+    def _bind(self, name: str, kind: str, value: str | None) -> None:
+        self._scopes[-1][name] = (kind, value)
+
+    def _lookup(self, name: str) -> tuple[str, str | None] | None:
+        for scope in reversed(self._scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        scope: dict[str, tuple[str, str | None]] = {}
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            scope[param.name.value] = (_TYPE, None)  # shadows any import of that name
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope[star.name.value] = (_TYPE, None)
+        self._scopes.append(scope)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._scopes.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._class_attrs.append({})
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._class_attrs.pop()
+
+    # -- imports ----------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, _ALIAS, full)
+            else:
+                root = full.split(".", 1)[0]
+                self._bind(root, _ALIAS, root)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted_name(node.module) if node.module is not None else ""
+        prefix = "." * len(node.relative) + (module or "")
+        for alias in node.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else None
+            if name is None:
+                continue
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self._bind(local, _ALIAS, f"{prefix}.{name}" if prefix else name)
+
+    # -- resolution ---------------------------------------------------------
+    def qualify(self, expr: cst.BaseExpression) -> str | None:
+        if isinstance(expr, cst.Name):
+            found = self._lookup(expr.value)
+            if found is None:
+                return expr.value
+            kind, value = found
+            # A local (a parameter, or a variable of unknown type) is not a module:
+            # rules that only need the method name use `dotted_name` instead.
+            return value if kind == _ALIAS else None
+        if isinstance(expr, cst.Attribute):
+            attr = expr.attr.value
+            base_type = self.type_of(expr.value)
+            if base_type is not None:
+                return f"{base_type}.{attr}"
+            base = self.qualify(expr.value)
+            return f"{base}.{attr}" if base else None
+        return None
+
+    def type_of(self, expr: cst.BaseExpression) -> str | None:
+        if isinstance(expr, cst.Name):
+            found = self._lookup(expr.value)
+            return found[1] if found and found[0] == _TYPE else None
+        if isinstance(expr, cst.Attribute):
+            if isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
+                if self._class_attrs:
+                    return self._class_attrs[-1].get(expr.attr.value)
+            return None
+        if isinstance(expr, cst.Call):
+            return self._call_types.get(expr)
+        if isinstance(expr, cst.Await):
+            return self.type_of(expr.expression)
+        if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            element = self.type_of(expr.elt)
+            return f"{element}[]" if element else None
+        if isinstance(expr, (cst.List, cst.Set)) and expr.elements:
+            element = self.type_of(expr.elements[0].value)
+            return f"{element}[]" if element else None
+        return None
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        callee = self.qualify(original_node.func)
+        self.set_metadata(original_node, callee)
+        if callee is not None:
+            made = self.constructors.get(callee)  # type: ignore[union-attr]
+            if made is not None:
+                self._call_types[original_node] = made
+
+    # -- bindings -------------------------------------------------------------
+    def _assign_to(self, target: cst.BaseExpression, type_name: str | None) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(target.value, _TYPE, type_name)
+        elif (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value in ("self", "cls")
+            and self._class_attrs
+        ):
+            attrs = self._class_attrs[-1]
+            if type_name is None:
+                attrs.pop(target.attr.value, None)
+            else:
+                attrs[target.attr.value] = type_name
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._assign_to(element.value, None)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        type_name = self.type_of(original_node.value)
+        for target in original_node.targets:
+            self._assign_to(target.target, type_name)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if original_node.value is not None:
+            self._assign_to(original_node.target, self.type_of(original_node.value))
+
+    def leave_WithItem(self, original_node: cst.WithItem) -> None:
+        if original_node.asname is not None:
+            self._assign_to(original_node.asname.name, self.type_of(original_node.item))
+
+    def visit_For_body(self, node: cst.For) -> None:
+        collection = self.type_of(node.iter)
+        element = collection[:-2] if collection and collection.endswith("[]") else None
+        self._assign_to(node.target, element)

@@ -1,0 +1,208 @@
+"""The shared stages every detector reads: ordered events, op intervals, task ends, lock leases.
+
+Each stage is a named query the engine materialises once per run (as a
+temporary table) before the detectors that need it, so twelve detectors do
+not pair the same ten million events twelve times.  Stages take no
+parameters; detectors apply their settings.
+
+Model (the detectors' documentation refers to these terms):
+
+- **order**: `pos` numbers a task's events in the engine's event order
+  (ts, then seq, then attempt, then file position); "before"/"after" inside a
+  task compare `pos`, so equal timestamps are ordered by the emitter's seq.
+- **interval**: an op logged as `phase=start`/`phase=end` (the k-th start of a
+  (task, step, attempt, op) pairs with its k-th end); an event without phase
+  is an instant (start = end).  A start without an end is an *open* interval:
+  still in flight when the log ends.  An end without a start is an instant.
+- **outcome** of an interval (from its end event's status): `ok` (ok,
+  completed), `unknown` (timeout, unknown), `failed` (error, failed,
+  cancelled), `open` (no end), `other` (no status).  Like Jepsen's `:info`
+  operations, an `unknown` or `open` write may have taken effect, at any
+  later time, until a `verify` of its step completes (outcome `ok`).
+- **lease**: a successful `lock_acquire` (status ok/completed or none) of a
+  lock (`target`) by an owner (`owner`, or the task id when the log has no
+  owner token).  It ends at the owner's next lock event on that lock: a
+  release (`released`) or another acquire (`renewed`), unless its
+  `ttl_ms` ran out first (`expired`); with neither it stays `open`.  A lease
+  is half-open, [acquire, end): a release and an acquire at the same
+  millisecond are a clean hand-over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    sql: str
+    requires: tuple[str, ...] = ()
+
+
+def events_stage(event_order: str) -> Stage:
+    """`nr_events`: events with their per-task position and epoch milliseconds.
+
+    The engine owns the event order (it is part of the table's contract), so it
+    passes its ORDER BY list in; every other stage builds on this one.
+    """
+    return Stage(
+        "nr_events",
+        f"""
+        SELECT event_id, task_id, step, attempt, op, phase, status, code, tool, target,
+               idempotency_key, owner, ttl_ms,
+               epoch_ms(ts) AS ts_ms,
+               ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY {event_order}) AS pos
+        FROM events
+        """,
+    )
+
+
+OPS = Stage(
+    "nr_ops",
+    """
+    WITH numbered AS (
+        SELECT e.*,
+               ROW_NUMBER() OVER (PARTITION BY task_id, step, attempt, op, phase ORDER BY pos) AS k
+        FROM nr_events e
+        WHERE op IN ('call', 'rollback', 'verify')
+    ),
+    starts AS (SELECT * FROM numbered WHERE phase = 'start'),
+    ends AS (SELECT * FROM numbered WHERE phase = 'end'),
+    paired AS (
+        SELECT s.task_id, s.step, s.attempt, s.op,
+               COALESCE(s.tool, e.tool) AS tool,
+               COALESCE(s.target, e.target) AS target,
+               COALESCE(s.idempotency_key, e.idempotency_key) AS idempotency_key,
+               e.status, e.code,
+               s.event_id AS start_id, s.pos AS start_pos, s.ts_ms AS start_ms,
+               e.event_id AS end_id, e.pos AS end_pos, e.ts_ms AS end_ms
+        FROM starts s
+        LEFT JOIN ends e
+          ON e.task_id = s.task_id AND e.op = s.op AND e.k = s.k
+         AND e.step IS NOT DISTINCT FROM s.step
+         AND e.attempt IS NOT DISTINCT FROM s.attempt
+    ),
+    singles AS (
+        -- instants, and ends whose start is missing (the end still tells the outcome)
+        SELECT n.task_id, n.step, n.attempt, n.op, n.tool, n.target, n.idempotency_key,
+               n.status, n.code,
+               n.event_id AS start_id, n.pos AS start_pos, n.ts_ms AS start_ms,
+               n.event_id AS end_id, n.pos AS end_pos, n.ts_ms AS end_ms
+        FROM numbered n
+        WHERE n.phase IS NULL
+           OR (n.phase <> 'start' AND NOT EXISTS (SELECT 1 FROM paired p WHERE p.end_id = n.event_id))
+    ),
+    intervals AS (
+        SELECT * FROM paired
+        UNION ALL
+        SELECT * FROM singles
+    )
+    SELECT i.*,
+           CASE
+               WHEN end_id IS NULL THEN 'open'
+               WHEN status IN ('ok', 'completed') THEN 'ok'
+               WHEN status IN ('timeout', 'unknown') THEN 'unknown'
+               WHEN status IN ('error', 'failed', 'cancelled') THEN 'failed'
+               ELSE 'other'
+           END AS outcome
+    FROM intervals i
+    """,
+    requires=("nr_events",),
+)
+
+TASK_ENDS = Stage(
+    "nr_task_ends",
+    """
+    SELECT task_id, event_id AS end_id, pos AS end_pos, ts_ms AS end_ms,
+           COALESCE(status, 'ended') AS end_status
+    FROM (
+        SELECT e.*, ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY pos) AS nth
+        FROM nr_events e
+        WHERE op = 'task_end'
+    ) first_end
+    WHERE nth = 1
+    """,
+    requires=("nr_events",),
+)
+
+LOCK_EVENTS = Stage(
+    "nr_lock_events",
+    """
+    SELECT l.*,
+           LAG(op) OVER w AS prev_op, LAG(ts_ms) OVER w AS prev_ms, LAG(ttl_ms) OVER w AS prev_ttl_ms,
+           LEAD(op) OVER w AS next_op, LEAD(ts_ms) OVER w AS next_ms, LEAD(event_id) OVER w AS next_id
+    FROM (
+        SELECT event_id, task_id, step, pos, ts_ms, op, ttl_ms,
+               target AS lock_name, COALESCE(owner, task_id) AS owner
+        FROM nr_events
+        WHERE op IN ('lock_acquire', 'lock_release')
+          AND target IS NOT NULL
+          AND (status IS NULL OR status IN ('ok', 'completed'))
+    ) l
+    WINDOW w AS (PARTITION BY lock_name, owner ORDER BY ts_ms, task_id, pos)
+    """,
+    requires=("nr_events",),
+)
+
+LEASES = Stage(
+    "nr_leases",
+    """
+    WITH acquires AS (
+        SELECT event_id AS acquire_id, task_id, step, lock_name, owner, ttl_ms,
+               ts_ms AS start_ms, ts_ms + ttl_ms AS expiry_ms, next_op, next_ms, next_id,
+               prev_op = 'lock_acquire' AND (prev_ttl_ms IS NULL OR ts_ms <= prev_ms + prev_ttl_ms)
+                   AS is_renewal
+        FROM nr_lock_events
+        WHERE op = 'lock_acquire'
+    ),
+    ended AS (
+        SELECT a.*,
+               CASE
+                   WHEN next_op IS NOT NULL AND (expiry_ms IS NULL OR next_ms <= expiry_ms)
+                       THEN CASE WHEN next_op = 'lock_release' THEN 'released' ELSE 'renewed' END
+                   WHEN expiry_ms IS NOT NULL THEN 'expired'
+                   ELSE 'open'
+               END AS end_kind
+        FROM acquires a
+    )
+    SELECT acquire_id, task_id, step, lock_name, owner, ttl_ms, start_ms, is_renewal, end_kind,
+           CASE WHEN end_kind IN ('released', 'renewed') THEN next_ms ELSE expiry_ms END AS end_ms,
+           CASE WHEN end_kind = 'released' THEN next_id END AS release_id
+    FROM ended
+    """,
+    requires=("nr_lock_events",),
+)
+
+ATTEMPTS = Stage(
+    "nr_attempts",
+    """
+    SELECT c.*,
+           LAG(start_id) OVER w AS prev_id, LAG(end_id) OVER w AS prev_end_id,
+           LAG(attempt) OVER w AS prev_attempt, LAG(end_ms) OVER w AS prev_end_ms,
+           LEAD(start_id) OVER w AS next_id, LEAD(start_pos) OVER w AS next_pos,
+           LEAD(start_ms) OVER w AS next_ms, LEAD(attempt) OVER w AS next_attempt
+    FROM nr_ops c
+    WHERE op = 'call' AND step IS NOT NULL
+    WINDOW w AS (PARTITION BY task_id, step ORDER BY start_pos)
+    """,
+    requires=("nr_ops",),
+)
+"""The calls of each step in start order, each with its previous and next attempt."""
+
+STAGES: dict[str, Stage] = {s.name: s for s in (OPS, ATTEMPTS, TASK_ENDS, LOCK_EVENTS, LEASES)}
+"""Every stage but `nr_events` (see events_stage), by name."""
+
+FOREVER_MS = "9223372036854775807"
+"""An open interval's end in comparisons (BIGINT max): it may still act at any later time."""
+
+WRITE = "({op}.tool IS NULL OR NOT regexp_matches({op}.tool, $read_tools))"
+"""Is {op}'s tool a write?  Tools named like reads (see base.SHARED_PARAMS) are not."""
+
+VERIFIED_BETWEEN = """EXISTS (
+        SELECT 1 FROM nr_ops v
+        WHERE v.op = 'verify' AND v.outcome = 'ok'
+          AND v.task_id = {op}.task_id AND v.step = {op}.step
+          AND v.end_pos > {after} AND v.end_pos < {before}
+    )"""
+"""A completed verify of {op}'s step between two task positions (a template over aliases)."""

@@ -1,0 +1,50 @@
+"""Every rule's own VALID and INVALID cases, collected from the rule classes (as Fixit does)."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from nonatomic.rules.lint import all_rules
+
+VALID = [
+    pytest.param(rule, case, id=f"{rule.code}-valid-{i}")
+    for rule in all_rules()
+    for i, case in enumerate(rule.VALID)
+]
+INVALID = [
+    pytest.param(rule, case, id=f"{rule.code}-invalid-{i}")
+    for rule in all_rules()
+    for i, case in enumerate(rule.INVALID)
+]
+
+
+@pytest.mark.parametrize(("rule", "code"), VALID)
+def test_valid_case_is_not_flagged(lint, rule, code):
+    findings = lint(code, select=[rule.code]).findings
+    assert [f for f in findings if f.code == rule.code] == []
+
+
+@pytest.mark.parametrize(("rule", "case"), INVALID)
+def test_invalid_case_is_flagged(lint, rule, case):
+    findings = [f for f in lint(case.code, select=[rule.code]).findings if f.code == rule.code]
+    assert findings, f"{rule.code} did not flag:\n{case.code}"
+    if case.line is not None:
+        assert case.line in [f.line for f in findings]
+
+
+@pytest.mark.parametrize(("rule", "case"), [p for p in INVALID if p.values[1].fixed is not None])
+def test_fix_gives_expected_source_reparses_and_is_idempotent(lint, rule, case):
+    fixed = lint(case.code, select=[rule.code], fix=True).fixed
+    assert fixed is not None and fixed.decode() == case.fixed
+    cst.parse_module(fixed)
+    assert lint(case.fixed, select=[rule.code], fix=True).fixed is None
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_rule_is_documented_in_ruff_style(rule):
+    doc = rule.documentation()
+    for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
+        assert section in doc, f"{rule.code} lacks {section!r}"
+    assert rule.VALID and rule.INVALID, f"{rule.code} needs VALID and INVALID cases"
+    assert rule.severity in ("error", "warning", "info")
