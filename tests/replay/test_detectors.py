@@ -64,3 +64,141 @@ def test_detector_fixture(detector, case):
 def test_every_detector_has_positive_and_near_miss_fixtures(detector):
     assert any(c.expect for c in detector.cases)
     assert any(not c.expect for c in detector.cases)
+
+
+def test_message_tells_what_happened_in_order():
+    (finding,) = run_detectors(load(list(DETECTORS["NR101"].cases[0].events)))
+    assert finding["message"] == (
+        "attempt 2 of step 2 `charge_card` started 0.9 s after the rollback of step 2 began:"
+        " the retry re-applied what the rollback removed"
+    )
+    assert finding["ts"] == "2024-05-01T12:00:01.900Z"
+    assert finding["events"] == [
+        {"event_id": 2, "file": "fixture.jsonl", "line": 2, "ts": "2024-05-01T12:00:01.000Z"},
+        {"event_id": 3, "file": "fixture.jsonl", "line": 3, "ts": "2024-05-01T12:00:01.900Z"},
+    ]
+    assert finding["severity"] == "error" and finding["name"] == "retry-after-rollback"
+
+
+def test_lock_leak_is_an_error_without_ttl_and_a_warning_with_one():
+    cases = {c.name: c for c in DETECTORS["NR201"].cases}
+    (no_ttl,) = run_detectors(load(list(cases["no-ttl-never-released"].events)), select=["NR201"])
+    (ttl,) = run_detectors(load(list(cases["only-the-ttl-freed-it"].events)), select=["NR201"])
+    assert (no_ttl["severity"], ttl["severity"]) == ("error", "warning")
+
+
+INCIDENT = [  # one task that trips several detectors at once
+    call(0.0, 1, 1, "timeout", tool="refund_payment", target="order:8821"),
+    call(0.02, 1, 2, "ok", tool="refund_payment", target="order:8821"),
+    call(0.04, 1, 3, "ok", tool="refund_payment", target="order:8821"),
+    ev(1.0, "task_end", status="completed"),
+    ev(2.0, "rollback", step=1, status="ok", tool="reverse_refund"),
+]
+
+
+def test_fingerprints_do_not_depend_on_event_ids_or_directories():
+    first = run_detectors(load(INCIDENT))
+    again = run_detectors(load(INCIDENT, first_id=7000, file="/var/log/gateway/fixture.jsonl"))
+    assert [f["fingerprint"] for f in first] == [f["fingerprint"] for f in again]
+    assert len({f["fingerprint"] for f in first}) == len(first) == 5
+
+
+def test_findings_are_sorted_by_task_then_time():
+    findings = run_detectors(load(INCIDENT))
+    assert [(f["code"], f["ts"]) for f in findings] == [
+        ("NR303", "2024-05-01T12:00:00.020Z"),
+        ("NR304", "2024-05-01T12:00:00.020Z"),
+        ("NR301", "2024-05-01T12:00:00.040Z"),
+        ("NR102", "2024-05-01T12:00:02.000Z"),  # the timed-out attempt 1 may land after it
+        ("NR401", "2024-05-01T12:00:02.000Z"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "select, ignore, codes",
+    [
+        (["NR1"], None, ["NR101", "NR102"]),
+        (["nr201", "NR30"], ["NR302", "NR303"], ["NR201", "NR301", "NR304"]),
+        (None, ["NR1", "NR2", "NR3"], ["NR401", "NR402", "NR403"]),
+        (["NA1"], None, []),
+    ],
+)
+def test_select_and_ignore_take_codes_and_prefixes(select, ignore, codes):
+    assert [d.code for d in choose(select, ignore)] == codes
+
+
+def test_ignored_detectors_do_not_report():
+    assert {f["code"] for f in run_detectors(load(INCIDENT), ignore=["NR1", "NR3"])} == {"NR401"}
+
+
+def test_settings_are_bound_not_spliced_into_sql():
+    # A quote in the pattern would break (or inject into) string-formatted SQL.
+    events = [call(0.0, 1, 1, "ok", tool="it's_a_read"), call(1.0, 1, 2, "ok", tool="it's_a_read")]
+    assert found(events, "NR301", read_tools="^it's") == set()
+    assert found(events, "NR301") == {("t1", "NR301", 1)}
+
+
+def test_an_empty_non_retryable_set_retries_everything():
+    events = [call(0.0, 1, 1, "error", code=422), call(1.0, 1, 2, "ok")]
+    assert found(events, "NR302") == {("t1", "NR302", 1)}
+    assert found(events, "NR302", non_retryable=[]) == set()
+
+
+def test_no_events_no_findings():
+    assert run_detectors(load([])) == []
+
+
+def test_settings_from_pyproject(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.nonatomic.replay]\nnon-retryable = [400, 409]\nmin-backoff-ms = 500\n"
+    )
+    (tmp_path / "logs").mkdir()
+    assert load_settings(start=tmp_path / "logs") == {"non_retryable": [400, 409], "min_backoff_ms": 500}
+
+
+def test_settings_from_yaml(tmp_path):
+    path = tmp_path / "replay.yaml"
+    path.write_text("replay:\n  min_backoff_ms: 250\n  read-tools: '^(get|peek)_'\n")
+    assert load_settings(path) == {"min_backoff_ms": 250, "read_tools": "^(get|peek)_"}
+
+
+def test_no_pyproject_means_defaults(tmp_path):
+    assert load_settings(start=tmp_path) == {}
+    assert DEFAULT_SETTINGS["non_retryable"] == [400, 401, 403, 404, 422]
+    assert DEFAULT_SETTINGS["min_backoff_ms"] == 100
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("min-backoff-ms = -1", "min-backoff-ms must be"),
+        ('non-retryable = ["400"]', "non-retryable must be a list of status codes"),
+        ("max-attempts = 3", "unknown replay setting 'max-attempts'"),
+        ('read-tools = "(unclosed"', "read-tools must be a regular expression"),
+    ],
+)
+def test_bad_settings_are_configuration_errors(tmp_path, text, error):
+    path = tmp_path / "pyproject.toml"
+    path.write_text(f"[tool.nonatomic.replay]\n{text}\n")
+    with pytest.raises(ConfigError, match=error):
+        load_settings(path)
+
+
+@pytest.mark.parametrize(
+    "ms, text", [(40, "40 ms"), (900, "0.9 s"), (12_345, "12.3 s"), (150_000, "2.5 min"), (7_200_000, "2.0 h")]
+)
+def test_durations_read_naturally(ms, text):
+    assert duration(ms) == text
+
+
+def test_the_catalogue_imports_no_engine():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, nonatomic.rules.replay;"
+        "bad = [m for m in sys.modules if m.split('.')[0] == 'duckdb'"
+        " or m.startswith(('nonatomic.replay', 'nonatomic.lint'))];"
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

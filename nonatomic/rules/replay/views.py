@@ -19,6 +19,8 @@ Model (the detectors' documentation refers to these terms):
   cancelled), `open` (no end), `other` (no status).  Like Jepsen's `:info`
   operations, an `unknown` or `open` write may have taken effect, at any
   later time, until a `verify` of its step completes (outcome `ok`).
+- **attempts** of a step: its calls with the same tool and target, in
+  start order (a step that fans out over targets is several sequences).
 - **lease**: a successful `lock_acquire` (status ok/completed or none) of a
   lock (`target`) by an owner (`owner`, or the task id when the log has no
   owner token).  It ends at the owner's next lock event on that lock: a
@@ -184,11 +186,13 @@ ATTEMPTS = Stage(
            LEAD(start_ms) OVER w AS next_ms, LEAD(attempt) OVER w AS next_attempt
     FROM nr_ops c
     WHERE op = 'call' AND step IS NOT NULL
-    WINDOW w AS (PARTITION BY task_id, step ORDER BY start_pos)
+    WINDOW w AS (PARTITION BY task_id, step, tool, target ORDER BY start_pos)
     """,
     requires=("nr_ops",),
 )
-"""The calls of each step in start order, each with its previous and next attempt."""
+"""Attempts: the calls of a step to one tool and target in start order, each with the
+previous and next attempt.  Keyed by tool and target too, because a step that
+fans out (`for user in users: send_email(user)`) logs attempt 1 per target."""
 
 STAGES: dict[str, Stage] = {s.name: s for s in (OPS, ATTEMPTS, TASK_ENDS, LOCK_EVENTS, LEASES)}
 """Every stage but `nr_events` (see events_stage), by name."""

@@ -1,0 +1,120 @@
+"""`nonatomic replay`: ingest guard logs, run the detectors, report.
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings, 2 unreadable
+input, bad mapping or settings, or --strict with quarantined lines.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+
+import click
+
+from nonatomic.config import ConfigError
+
+_RANK = {"error": 3, "warning": 2, "info": 1}
+_FAIL_ON = {**_RANK, "never": 99}
+
+
+class _Instant(click.ParamType):
+    """An RFC 3339 time or date; without an offset it is UTC."""
+
+    name = "TIME"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, datetime):
+            return value
+        text = value.strip()
+        try:
+            moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+        except ValueError:
+            self.fail(f"{value!r} is not an RFC 3339 time such as 2024-05-01T10:00:00Z", param, ctx)
+        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _codes(value: str | None) -> list[str] | None:
+    return [c.strip() for c in value.split(",") if c.strip()] if value else None
+
+
+@click.command()
+@click.argument("logs", nargs=-1, required=True)
+@click.option("--mapping", type=click.Path(dir_okay=False), help="YAML file mapping your field names and values.")
+@click.option("--db", type=click.Path(dir_okay=False), help="DuckDB file to keep; later runs add to it.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "md"]), default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
+@click.option("--select", help="Comma list of detector codes or prefixes to run (NR3 = NR3xx).")
+@click.option("--ignore", help="Comma list of detector codes or prefixes to skip.")
+@click.option("--task", "tasks", multiple=True, help="Report findings of this task only (repeatable).")
+@click.option("--since", type=_Instant(), help="Report findings at or after this time.")
+@click.option("--until", type=_Instant(), help="Report findings before this time.")
+@click.option("--fail-on", type=click.Choice(list(_FAIL_ON)), default="error", show_default=True,
+              help="Lowest severity that makes the exit code 1.")
+@click.option("--strict", is_flag=True, help="Exit 2 when any line was quarantined.")
+@click.option("--memory-limit", help="DuckDB memory limit, e.g. 1GB (larger data spills to disk).")
+@click.option("--threads", type=click.IntRange(min=1), help="DuckDB threads [default: CPUs].")
+@click.option("--input-format", type=click.Choice(["auto", "jsonl", "csv", "parquet"]), default="auto",
+              show_default=True, help="Read every LOG as this format.")
+@click.option("--max-line-bytes", type=click.IntRange(min=1024), default=1 << 20, show_default=True,
+              help="Longer lines are quarantined.")
+def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, fail_on, strict,
+           memory_limit, threads, input_format, max_line_bytes) -> None:
+    """Replay guard logs (files, directories, globs) and find non-atomic hazards."""
+    from nonatomic.replay.api import open_logs
+    from nonatomic.replay.database import DatabaseError
+    from nonatomic.replay.detect import load_settings
+    from nonatomic.replay.inputs import InputError
+    from nonatomic.replay.mapping import MappingError
+    from nonatomic.replay.report import render
+
+    try:
+        settings = load_settings()
+        with _progress() as on_file:
+            session = open_logs(list(logs), mapping, db=db, input_format=input_format, memory_limit=memory_limit,
+                                threads=threads, max_line_bytes=max_line_bytes, settings=settings,
+                                on_file=on_file)
+    except (InputError, MappingError, DatabaseError, ConfigError) as exc:
+        raise _usage_error(str(exc))
+    with session:
+        findings = session.detect(_codes(select), _codes(ignore), tasks=tasks, since=since, until=until)
+        summary = session.summary(findings)
+        quarantine = session.quarantine_rows()
+    report = render(fmt, summary, findings, quarantine)
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(report)
+    else:
+        click.echo(report, nl=False)
+    if strict and summary["quarantined"]:
+        click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
+        sys.exit(2)
+    sys.exit(1 if any(_RANK.get(f["severity"], 0) >= _FAIL_ON[fail_on] for f in findings) else 0)
+
+
+def _usage_error(message: str) -> click.exceptions.Exit:
+    click.echo(f"nonatomic: error: {message}", err=True)
+    return click.exceptions.Exit(2)
+
+
+class _progress:
+    """A progress bar over the files on stderr, when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.bar = None
+
+    def __enter__(self):
+        return self._advance if sys.stderr.isatty() else None
+
+    def _advance(self, log, total: int) -> None:
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label="ingesting", file=sys.stderr, show_pos=True,
+                                         item_show_func=lambda name: name)
+            self.bar.__enter__()
+        self.bar.update(1, log.path)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+COMMANDS = [replay]

@@ -1,0 +1,102 @@
+"""The Python API for notebooks: open logs, get events, findings and quarantine as DataFrames.
+
+    >>> from nonatomic.replay import open_logs
+    >>> replay = open_logs(["logs/"], mapping="map.yaml")
+    >>> replay.findings(select=["NR3"])        # pandas DataFrame
+    >>> replay.events(task_id="t-42")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+
+from nonatomic.replay.database import connect
+from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
+from nonatomic.replay.inputs import LogFile, discover
+from nonatomic.replay.mapping import Mapping, load_mapping, parse_mapping
+from nonatomic.replay.report import quarantine_rows, summarize
+from nonatomic.replay.schema import EVENT_ORDER
+
+
+class Replay:
+    """Logs ingested into DuckDB (`.con`), with the detectors one call away."""
+
+    def __init__(self, con, ingested: IngestResult, settings: dict | None = None) -> None:
+        self.con = con
+        self.ingested = ingested
+        self.settings = settings
+
+    def events(self, task_id: str | None = None) -> pd.DataFrame:
+        """Events in task order (time, then seq, attempt and file position)."""
+        where, params = ("WHERE task_id = $task", {"task": task_id}) if task_id is not None else ("", {})
+        return self.con.execute(f"SELECT * FROM events {where} ORDER BY task_id, {EVENT_ORDER}", params).df()
+
+    def quarantine(self) -> pd.DataFrame:
+        return self.con.execute("SELECT * FROM quarantine ORDER BY file, line").df()
+
+    def detect(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
+               tasks: Iterable[str] | None = None, since: datetime | None = None,
+               until: datetime | None = None) -> list[dict]:
+        """Findings as dicts; `tasks`/`since`/`until` keep those of these tasks and times."""
+        from nonatomic.replay.detect import run_detectors
+
+        findings = run_detectors(self.con, select=select, ignore=ignore, settings=self.settings)
+        wanted = set(tasks) if tasks else None
+        return [
+            f for f in findings
+            if (wanted is None or f["task_id"] in wanted)
+            and (since is None or (f.get("ts") is not None and f["ts"] >= since))
+            and (until is None or (f.get("ts") is not None and f["ts"] < until))
+        ]
+
+    def findings(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> pd.DataFrame:
+        return pd.DataFrame(self.detect(select, ignore))
+
+    def summary(self, findings: list[dict] | None = None) -> dict:
+        return summarize(self.con, findings if findings is not None else self.detect())
+
+    def quarantine_rows(self) -> list[dict]:
+        return quarantine_rows(self.con)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Replay:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_logs(
+    logs: Iterable[str | Path] | str | Path,
+    mapping: str | Path | dict | Mapping | None = None,
+    *,
+    db: str | Path | None = None,
+    input_format: str = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    settings: dict | None = None,
+    on_file: Callable[[LogFile, int], None] | None = None,
+) -> Replay:
+    """Ingest log files, directories or globs (into `db` if given, else in memory)."""
+    if isinstance(logs, (str, Path)):
+        logs = [logs]
+    if isinstance(mapping, dict):
+        mapping = parse_mapping(mapping)
+    elif isinstance(mapping, (str, Path)):
+        mapping = load_mapping(mapping)
+    files = discover([str(p) for p in logs], input_format)
+    con = connect(str(db) if db is not None else None, memory_limit=memory_limit, threads=threads)
+    try:
+        ingested = ingest(con, files, mapping, persistent=db is not None,
+                          max_line_bytes=max_line_bytes, on_file=on_file)
+    except BaseException:
+        con.close()
+        raise
+    return Replay(con, ingested, settings)

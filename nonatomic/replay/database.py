@@ -1,0 +1,41 @@
+"""Opening the DuckDB database that holds events, quarantine and the ingest ledger."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import duckdb
+
+from nonatomic.replay.ledger import LEDGER_DDL
+from nonatomic.replay.schema import EVENTS_DDL, QUARANTINE_DDL
+
+
+class DatabaseError(Exception):
+    """The database cannot be opened or a DuckDB setting is invalid (exit code 2)."""
+
+
+def connect(db: str | None = None, memory_limit: str | None = None, threads: int | None = None):
+    """A connection with the replay tables; in memory unless `db` names a file."""
+    config: dict[str, object] = {
+        # Line numbers are row positions in the staging table: rows must keep file order.
+        "preserve_insertion_order": True,
+    }
+    if memory_limit is not None:
+        config["memory_limit"] = memory_limit
+    if threads is not None:
+        config["threads"] = threads
+    if db is None:
+        # DuckDB would spill an in-memory database into ./.tmp of whatever directory we run in.
+        config["temp_directory"] = os.path.join(tempfile.gettempdir(), f"nonatomic-spill-{os.getpid()}")
+    try:
+        con = duckdb.connect(db or ":memory:", config=config)
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{db or 'in-memory database'}: {exc}") from exc
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+    except duckdb.Error:
+        pass  # without the ICU extension DuckDB keeps every TIMESTAMPTZ in UTC anyway
+    for ddl in (EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL):
+        con.execute(ddl)
+    return con

