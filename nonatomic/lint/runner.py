@@ -114,6 +114,8 @@ def _lint_once(relpath: str, data: bytes, plan: RulePlan):
     instances = [rule(plan.contexts[rule.code]) for rule in rules]
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     crashes = _visit(wrapper, instances, relpath)
+    if not any(rule.violations for rule in instances):
+        return [], crashes, module, []
     positions = wrapper.resolve(PositionProvider)
     lines = data.decode(module.encoding, errors="replace").splitlines()
     findings, violations = [], []

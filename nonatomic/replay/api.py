@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -46,12 +46,14 @@ class Replay:
 
         findings = run_detectors(self.con, select=select, ignore=ignore, settings=self.settings)
         wanted = set(tasks) if tasks else None
-        return [
-            f for f in findings
-            if (wanted is None or f["task_id"] in wanted)
-            and (since is None or (f.get("ts") is not None and f["ts"] >= since))
-            and (until is None or (f.get("ts") is not None and f["ts"] < until))
-        ]
+
+        def in_window(finding: dict) -> bool:
+            if since is None and until is None:
+                return True
+            moment = _instant(finding.get("ts"))
+            return moment is not None and (since is None or moment >= since) and (until is None or moment < until)
+
+        return [f for f in findings if (wanted is None or f["task_id"] in wanted) and in_window(f)]
 
     def findings(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> pd.DataFrame:
         return pd.DataFrame(self.detect(select, ignore))
@@ -70,6 +72,15 @@ class Replay:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _instant(value: object) -> datetime | None:
+    """A finding's time as an aware datetime (detectors may give it as RFC 3339 text)."""
+    if value is None or isinstance(value, datetime):
+        return value
+    text = str(value)
+    moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def open_logs(

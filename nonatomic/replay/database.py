@@ -32,6 +32,7 @@ def connect(db: str | None = None, memory_limit: str | None = None, threads: int
         con = duckdb.connect(db or ":memory:", config=config)
     except duckdb.Error as exc:
         raise DatabaseError(f"{db or 'in-memory database'}: {exc}") from exc
+    con.execute("SET enable_progress_bar = false")  # it writes to stdout, into the report
     try:
         con.execute("SET TimeZone = 'UTC'")
     except duckdb.Error:

@@ -2,7 +2,7 @@
 
 One row per log line that passed validation.  `event_id` is unique inside a
 database; `file`/`line` point back at the source line (1-based; for CSV the
-data row, for Parquet the row number) so every finding can cite its evidence.
+physical line, the header being line 1; for Parquet the row number) so every finding can cite its evidence.
 A task's order is `ts, seq, attempt, file, line` (see EVENT_ORDER).
 """
 

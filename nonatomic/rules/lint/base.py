@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -54,7 +53,9 @@ class LintRule(cst.BatchableCSTVisitor):
     prefilter: ClassVar[re.Pattern[bytes] | None] = None
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[Invalid]] = []
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    # Positions are resolved by the engine only for files with findings (it is a
+    # whole code-generation pass); declare PositionProvider only if logic needs lines.
+    METADATA_DEPENDENCIES: tuple = ()
 
     def __init__(self, context: RuleContext | None = None) -> None:
         super().__init__()
@@ -93,3 +94,13 @@ class LintRule(cst.BatchableCSTVisitor):
         """A prefilter matching any of `words` as a whole word."""
         alternatives = "|".join(sorted({re.escape(w) for w in words}))
         return re.compile(rb"\b(?:" + alternatives.encode() + rb")\b")
+
+    @classmethod
+    def prefilter_for_imports(cls, modules: list[str]) -> re.Pattern[bytes]:
+        """A prefilter matching a file that imports one of `modules` (top-level names):
+        a call can only resolve to `requests.post` where `requests` is imported."""
+        roots = "|".join(sorted({re.escape(m.split(".", 1)[0]) for m in modules}))
+        return re.compile(
+            rb"(?m)^(?:\xef\xbb\xbf)?[ \t]*(?:from[ \t]+(?:" + roots.encode() + rb")\b|import[ \t][^\n]*\b(?:"
+            + roots.encode() + rb")\b)"
+        )

@@ -3,7 +3,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
@@ -100,7 +99,7 @@ class CallWithoutTimeout(LintRule):
     code = "NA201"
     name = "call-without-timeout"
     severity = "error"
-    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider)
+    METADATA_DEPENDENCIES = (CalleeProvider,)
 
     VALID = [
         # A timeout given as keyword, or positionally where the API allows it.
@@ -182,9 +181,7 @@ class CallWithoutTimeout(LintRule):
 
     @classmethod
     def build_prefilter(cls, options: dict):
-        # Every callee starts with a module the file must name (to import it).
-        names = [*load_specs(options.get("extra-calls"))]
-        return cls.prefilter_for([name.split(".", 1)[0] for name in names])
+        return cls.prefilter_for_imports([*load_specs(options.get("extra-calls"))])
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.get_metadata(CalleeProvider, node, None)

@@ -23,14 +23,26 @@ from nonatomic.rules.replay.base import Detector, call, case
 from nonatomic.rules.replay.views import WRITE
 
 SQL = f"""
-WITH successes AS (
-    SELECT c.*,
-           ROW_NUMBER() OVER (
-               PARTITION BY task_id, tool, target, idempotency_key ORDER BY start_pos
-           ) AS nth_with_key
+WITH ok_writes AS (
+    SELECT c.*
     FROM nr_ops c
     WHERE c.op = 'call' AND c.outcome = 'ok'
       AND c.tool IS NOT NULL AND c.target IS NOT NULL AND {WRITE.format(op="c")}
+),
+repeated AS (
+    -- effects = unkeyed successes + distinct keys; most writes have one, skip them early
+    SELECT task_id, tool, target
+    FROM ok_writes
+    GROUP BY task_id, tool, target
+    HAVING COUNT(*) - COUNT(idempotency_key) + COUNT(DISTINCT idempotency_key) > 1
+),
+successes AS (
+    SELECT o.*,
+           ROW_NUMBER() OVER (
+               PARTITION BY o.task_id, o.tool, o.target, o.idempotency_key ORDER BY o.start_pos
+           ) AS nth_with_key
+    FROM ok_writes o
+    JOIN repeated r ON r.task_id = o.task_id AND r.tool = o.tool AND r.target = o.target
 ),
 effects AS (
     SELECT s.*,
@@ -44,7 +56,6 @@ effects AS (
 witnesses AS (
     SELECT task_id, tool, target, list(end_id) AS witness_ids
     FROM effects
-    WHERE n_effects > 1
     GROUP BY task_id, tool, target
 )
 SELECT d.task_id, d.step, d.end_id AS anchor_id, w.witness_ids, d.tool, d.target, d.n_effects,

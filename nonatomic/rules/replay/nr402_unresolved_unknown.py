@@ -1,7 +1,7 @@
 """
 ## What it finds
-A step of an ended task whose last write attempt before the `task_end` has
-an unknown outcome (`timeout`, `unknown`, or no recorded end) and no
+A write of an ended task (its attempts: same step, tool and target) whose
+last attempt before the `task_end` has an unknown outcome (`timeout`, `unknown`, or no recorded end) and no
 completed `verify` of that step between that outcome and the task's end.
 Tasks that have not ended are not judged: they may still verify.
 
@@ -21,18 +21,17 @@ from nonatomic.rules.replay.views import VERIFIED_BETWEEN, WRITE
 
 SQL = f"""
 WITH last_attempts AS (
-    SELECT c.*, t.end_id AS task_end_id, t.end_pos AS task_end_pos, t.end_status,
-           ROW_NUMBER() OVER (PARTITION BY c.task_id, c.step ORDER BY c.start_pos DESC) AS nth_last
-    FROM nr_ops c
+    SELECT c.*, t.end_id AS task_end_id, t.end_pos AS task_end_pos, t.end_status
+    FROM nr_attempts c
     JOIN nr_task_ends t ON t.task_id = c.task_id
-    WHERE c.op = 'call' AND c.step IS NOT NULL AND c.start_pos < t.end_pos AND {WRITE.format(op="c")}
+    WHERE c.outcome IN ('unknown', 'open') AND {WRITE.format(op="c")}
+      AND c.start_pos < t.end_pos AND (c.next_id IS NULL OR c.next_pos > t.end_pos)
 )
 SELECT l.task_id, l.step, COALESCE(l.end_id, l.start_id) AS anchor_id,
        [l.start_id, l.end_id, l.task_end_id] AS witness_ids,
        l.attempt, l.tool, COALESCE(l.status, 'no end logged') AS status, l.end_status
 FROM last_attempts l
-WHERE l.nth_last = 1 AND l.outcome IN ('unknown', 'open')
-  AND NOT {VERIFIED_BETWEEN.format(op="l", after="COALESCE(l.end_pos, l.start_pos)", before="l.task_end_pos")}
+WHERE NOT {VERIFIED_BETWEEN.format(op="l", after="COALESCE(l.end_pos, l.start_pos)", before="l.task_end_pos")}
 """
 
 
@@ -75,6 +74,6 @@ DETECTOR = Detector(
         " verify resolved it before the task ended ({end_status}): nobody knows whether the"
         " write happened"
     ),
-    requires=("nr_ops", "nr_task_ends"),
+    requires=("nr_attempts", "nr_task_ends"),
     cases=CASES,
 )

@@ -10,10 +10,11 @@ Model (the detectors' documentation refers to these terms):
 - **order**: `pos` numbers a task's events in the engine's event order
   (ts, then seq, then attempt, then file position); "before"/"after" inside a
   task compare `pos`, so equal timestamps are ordered by the emitter's seq.
-- **interval**: an op logged as `phase=start`/`phase=end` (the k-th start of a
-  (task, step, attempt, op) pairs with its k-th end); an event without phase
-  is an instant (start = end).  A start without an end is an *open* interval:
-  still in flight when the log ends.  An end without a start is an instant.
+- **interval**: an op logged as `phase=start`/`phase=end`: a start pairs
+  with the next start/end event of its (task, step, attempt, op) when that
+  is an end.  An event without phase is an instant (start = end).  A start
+  without an end is an *open* interval: still in flight when the log ends.
+  An end without a start is an instant (it still tells the outcome).
 - **outcome** of an interval (from its end event's status): `ok` (ok,
   completed), `unknown` (timeout, unknown), `failed` (error, failed,
   cancelled), `open` (no end), `other` (no status).  Like Jepsen's `:info`
@@ -43,7 +44,10 @@ class Stage:
 
 
 def events_stage(event_order: str) -> Stage:
-    """`nr_events`: events with their per-task position and epoch milliseconds.
+    """`nr_events`: the events detectors read, with per-task position and epoch milliseconds.
+
+    Other ops are dropped before numbering: positions only ever compare events
+    of the same task, so numbering the kept ones preserves their order.
 
     The engine owns the event order (it is part of the table's contract), so it
     passes its ORDER BY list in; every other stage builds on this one.
@@ -56,6 +60,7 @@ def events_stage(event_order: str) -> Stage:
                epoch_ms(ts) AS ts_ms,
                ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY {event_order}) AS pos
         FROM events
+        WHERE op IN ('call', 'rollback', 'verify', 'task_end', 'lock_acquire', 'lock_release')
         """,
     )
 
@@ -63,42 +68,46 @@ def events_stage(event_order: str) -> Stage:
 OPS = Stage(
     "nr_ops",
     """
-    WITH numbered AS (
+    WITH phased AS (
         SELECT e.*,
-               ROW_NUMBER() OVER (PARTITION BY task_id, step, attempt, op, phase ORDER BY pos) AS k
+               LAG(phase) OVER w AS prev_phase, LEAD(phase) OVER w AS next_phase,
+               LEAD(event_id) OVER w AS next_id, LEAD(pos) OVER w AS next_pos,
+               LEAD(ts_ms) OVER w AS next_ms, LEAD(status) OVER w AS next_status,
+               LEAD(code) OVER w AS next_code, LEAD(tool) OVER w AS next_tool,
+               LEAD(target) OVER w AS next_target, LEAD(idempotency_key) OVER w AS next_key
         FROM nr_events e
-        WHERE op IN ('call', 'rollback', 'verify')
+        WHERE op IN ('call', 'rollback', 'verify') AND phase IN ('start', 'end')
+        WINDOW w AS (PARTITION BY task_id, step, attempt, op ORDER BY pos)
     ),
-    starts AS (SELECT * FROM numbered WHERE phase = 'start'),
-    ends AS (SELECT * FROM numbered WHERE phase = 'end'),
-    paired AS (
-        SELECT s.task_id, s.step, s.attempt, s.op,
-               COALESCE(s.tool, e.tool) AS tool,
-               COALESCE(s.target, e.target) AS target,
-               COALESCE(s.idempotency_key, e.idempotency_key) AS idempotency_key,
-               e.status, e.code,
-               s.event_id AS start_id, s.pos AS start_pos, s.ts_ms AS start_ms,
-               e.event_id AS end_id, e.pos AS end_pos, e.ts_ms AS end_ms
-        FROM starts s
-        LEFT JOIN ends e
-          ON e.task_id = s.task_id AND e.op = s.op AND e.k = s.k
-         AND e.step IS NOT DISTINCT FROM s.step
-         AND e.attempt IS NOT DISTINCT FROM s.attempt
-    ),
-    singles AS (
-        -- instants, and ends whose start is missing (the end still tells the outcome)
-        SELECT n.task_id, n.step, n.attempt, n.op, n.tool, n.target, n.idempotency_key,
-               n.status, n.code,
-               n.event_id AS start_id, n.pos AS start_pos, n.ts_ms AS start_ms,
-               n.event_id AS end_id, n.pos AS end_pos, n.ts_ms AS end_ms
-        FROM numbered n
-        WHERE n.phase IS NULL
-           OR (n.phase <> 'start' AND NOT EXISTS (SELECT 1 FROM paired p WHERE p.end_id = n.event_id))
+    starts AS (
+        -- a start pairs with the next phased event of its attempt when that is an end
+        SELECT p.*, next_phase = 'end' AS paired
+        FROM phased p
+        WHERE phase = 'start'
     ),
     intervals AS (
-        SELECT * FROM paired
+        SELECT task_id, step, attempt, op,
+               COALESCE(tool, CASE WHEN paired THEN next_tool END) AS tool,
+               COALESCE(target, CASE WHEN paired THEN next_target END) AS target,
+               COALESCE(idempotency_key, CASE WHEN paired THEN next_key END) AS idempotency_key,
+               CASE WHEN paired THEN next_status END AS status,
+               CASE WHEN paired THEN next_code END AS code,
+               event_id AS start_id, pos AS start_pos, ts_ms AS start_ms,
+               CASE WHEN paired THEN next_id END AS end_id,
+               CASE WHEN paired THEN next_pos END AS end_pos,
+               CASE WHEN paired THEN next_ms END AS end_ms
+        FROM starts
         UNION ALL
-        SELECT * FROM singles
+        -- instants, and ends whose start is missing (the end still tells the outcome)
+        SELECT task_id, step, attempt, op, tool, target, idempotency_key, status, code,
+               event_id, pos, ts_ms, event_id, pos, ts_ms
+        FROM nr_events
+        WHERE op IN ('call', 'rollback', 'verify') AND (phase IS NULL OR phase NOT IN ('start', 'end'))
+        UNION ALL
+        SELECT task_id, step, attempt, op, tool, target, idempotency_key, status, code,
+               event_id, pos, ts_ms, event_id, pos, ts_ms
+        FROM phased
+        WHERE phase = 'end' AND prev_phase IS DISTINCT FROM 'start'
     )
     SELECT i.*,
            CASE

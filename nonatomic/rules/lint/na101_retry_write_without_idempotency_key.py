@@ -1,0 +1,262 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.model import Retried
+from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.tools import LEVELS, ToolRegistry
+
+# A file with none of these words has no retry construct the rule can see: a
+# library construct names itself, a hand-written loop sleeps, counts attempts or
+# catches the failure.
+RETRY_WORDS = rb"(?i)retr(?:y|ies|ying)|attempt|tries|backoff|stamina|sleep|\bexcept\b"
+
+
+class RetryWriteWithoutIdempotencyKey(LintRule):
+    """
+    ## What it does
+    Flags a write-tool call inside a retry scope that passes no idempotency key.
+    Retry scopes are tenacity `@retry` and `Retrying` loops, backoff
+    `on_exception`/`on_predicate`, stamina `retry`/`retry_context`,
+    `retrying.retry`, LangChain `.with_retry()`, LangGraph nodes and tasks with a
+    `RetryPolicy`, hand-written `for attempt in range(n)` / `while` loops that go
+    round again on failure and stop on success, and the module's own retry
+    helpers (`call_with_retry(lambda: crm.create_ticket(payload))`).
+
+    A key counts when it is passed as a keyword (`idempotency_key=`,
+    `ClientToken=`, `dedupe_key=`, ...), as a header (`Idempotency-Key`), or as a
+    field of the payload, also through a local variable or a key parameter of
+    the module's own tool function.
+
+    ## Why is this bad?
+    A timeout does not mean the write failed: the provider may have refunded the
+    order and only the answer was lost. A support agent's refund tool was
+    wrapped in `@retry(stop=stop_after_attempt(3))`; the payment API answered
+    slowly during an incident, every attempt timed out on the client side, and
+    each one went through on the server: one complaint, three refunds. With an
+    idempotency key the provider recognises the second and third attempts as
+    the same request and answers with the first result.
+
+    Loops that iterate over work (`for user in users: try: send(user) except:
+    continue`) are not retries, and retrying a read is harmless. A retry that
+    only retries connection errors raised before the request left
+    (`ConnectError`, `ConnectTimeout`) cannot repeat a side effect and is not
+    flagged.
+
+    ## Example
+    ```python
+    import stripe
+    from tenacity import retry, stop_after_attempt
+
+    @retry(stop=stop_after_attempt(3))
+    def refund_order(order):
+        return stripe.Refund.create(payment_intent=order.payment_id, amount=order.total)
+    ```
+
+    ## Use instead
+    ```python
+    import stripe
+    from tenacity import retry, stop_after_attempt
+
+    @retry(stop=stop_after_attempt(3))
+    def refund_order(order):
+        return stripe.Refund.create(
+            payment_intent=order.payment_id,
+            amount=order.total,
+            idempotency_key=f"refund-{order.id}",  # stable across attempts
+        )
+    ```
+    The key must be the same on every attempt: derive it from the business
+    operation (order id, ticket id), never from the clock or a fresh UUID
+    (NA102).
+
+    ## Options
+    `[tool.nonatomic.retry-write-without-idempotency-key]`: `min-level` (`low`,
+    `high` or `irreversible`; default `low`: every write) — writes below it are
+    not flagged.  What is a write and how keys are spelled is the tool registry,
+    `[tool.nonatomic.tools]` (`write`, `read`, `idempotency_keys`, `levels`).
+    """
+
+    code = "NA101"
+    name = "retry-write-without-idempotency-key"
+    severity = "error"
+    prefilter = re.compile(RETRY_WORDS)
+    METADATA_DEPENDENCIES = (PositionProvider, RetryProvider)
+
+    VALID = [
+        # The key is a keyword, a header, or a payload field.
+        (
+            "import stripe\nfrom tenacity import retry\n\n@retry\ndef refund(order):\n"
+            "    stripe.Refund.create(payment_intent=order.pi, idempotency_key=f'refund-{order.id}')\n"
+        ),
+        (
+            "import requests\nfrom tenacity import retry, stop_after_attempt\n\n"
+            "@retry(stop=stop_after_attempt(3))\ndef open_ticket(body, key):\n"
+            "    headers = {'Idempotency-Key': key}\n"
+            "    return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=10)\n"
+        ),
+        (
+            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException, max_tries=5)\n"
+            "def create_order(cart):\n    payload = dict(items=cart.items)\n    payload['dedupe_key'] = cart.id\n"
+            "    return requests.post(URL, json=payload, timeout=5)\n"
+        ),
+        # A read may be retried.
+        "from tenacity import retry\n\n@retry\ndef load(client, order_id):\n    return client.orders.get(order_id)\n",
+        # Iteration over work, not a retry.
+        (
+            "import time\n\ndef notify_all(mailer, users):\n    for user in users:\n        try:\n"
+            "            mailer.send_email(user.email, 'hi')\n        except OSError:\n            time.sleep(1)\n"
+            "            continue\n"
+        ),
+        # Index iteration with a counter is iteration too.
+        (
+            "import time\n\ndef push(api, batches):\n    for i in range(len(batches)):\n        try:\n"
+            "            api.create_batch(batches[i])\n        except OSError:\n            time.sleep(1)\n"
+        ),
+        # A worker loop goes on after a success: not a retry.
+        (
+            "import time\n\ndef heartbeat(api):\n    while True:\n        try:\n            api.post_heartbeat()\n"
+            "        except OSError:\n            pass\n        time.sleep(10)\n"
+        ),
+        # Container and in-process look-alikes inside a retry.
+        (
+            "from tenacity import retry\n\n@retry\ndef step(state, cache, lock, items, logger):\n"
+            "    state.update({'n': 1})\n    cache.set('k', 1)\n    items.append(1)\n    lock.release()\n"
+            "    logger.info('sent')\n    return dict(a=1)\n"
+        ),
+        # Connection errors happen before the request is sent.
+        (
+            "import httpx\nfrom tenacity import retry, retry_if_exception_type\n\n"
+            "@retry(retry=retry_if_exception_type(httpx.ConnectError))\ndef send(client, body):\n"
+            "    return client.post('https://hooks.example.com/x', json=body)\n"
+        ),
+        # A local service is not an external side effect.
+        (
+            "import requests\nfrom tenacity import retry\n\n@retry\ndef warm():\n"
+            "    requests.post('http://localhost:8080/warmup', timeout=2)\n"
+        ),
+        # A handler that always re-raises stops the loop: no retry.
+        (
+            "def charge_once(gateway, card):\n    for attempt in range(3):\n        try:\n"
+            "            return gateway.charge(card)\n        except Exception:\n            raise\n"
+        ),
+        # Polling a read until it is visible.
+        (
+            "import time\n\ndef wait_done(api, job_id):\n    while True:\n        job = api.get_job(job_id)\n"
+            "        if job.done:\n            return job\n        time.sleep(5)\n"
+        ),
+        # `.with_retry()` on a chain of model calls, not on a write tool.
+        "def build(prompt, llm):\n    return (prompt | llm).with_retry(stop_after_attempt=3)\n",
+        # A key parameter of the module's own tool reaches its write.
+        (
+            "import stripe\nfrom tenacity import retry\n\ndef refund_payment(pi, idempotency_key):\n"
+            "    return stripe.Refund.create(payment_intent=pi, idempotency_key=idempotency_key)\n\n"
+            "@retry\ndef handle(pi, key):\n    refund_payment(pi, key)\n"
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            "import stripe\nfrom tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(3))\n"
+            "def refund(order):\n    return stripe.Refund.create(payment_intent=order.pi, amount=order.total)\n",
+            line=6,
+        ),
+        Invalid(
+            "import tenacity\n\n@tenacity.retry\ndef open_ticket(crm, body):\n    return crm.tickets.create(body)\n",
+            line=5,
+        ),
+        Invalid(
+            "from tenacity import Retrying, stop_after_attempt\n\ndef book(api, slot):\n"
+            "    for attempt in Retrying(stop=stop_after_attempt(3)):\n        with attempt:\n"
+            "            api.book_room(slot)\n",
+            line=6,
+        ),
+        Invalid(
+            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException)\n"
+            "def send_sms(to, text):\n    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)\n",
+            line=5,
+        ),
+        Invalid(
+            "import stamina, httpx\n\n@stamina.retry(on=httpx.HTTPError, attempts=3)\n"
+            "def pay(client, invoice):\n    return client.post('/payments', json=invoice)\n",
+            line=5,
+        ),
+        Invalid(
+            "from retrying import retry\n\n@retry(stop_max_attempt_number=3)\ndef cancel(api, order_id):\n"
+            "    api.cancel_order(order_id)\n",
+            line=5,
+        ),
+        Invalid(
+            "import time\n\ndef create(crm, payload):\n    for attempt in range(3):\n        try:\n"
+            "            return crm.create_ticket(payload)\n        except TimeoutError:\n"
+            "            time.sleep(2 ** attempt)\n",
+            line=6,
+        ),
+        Invalid(
+            "def deploy(api, build):\n    done = False\n    while not done:\n        try:\n"
+            "            api.deploy_release(build)\n            done = True\n        except Exception:\n"
+            "            pass\n",
+            line=5,
+        ),
+        Invalid(
+            "import time\n\ndef post_status(http, body):\n    for attempt in range(5):\n"
+            "        resp = http.post('https://api.example.com/status', json=body)\n"
+            "        if resp.status_code < 500:\n            return resp\n        time.sleep(1)\n",
+            line=5,
+        ),
+        Invalid(
+            "import time\n\ndef call_with_retry(fn, attempts=3):\n    for i in range(attempts):\n        try:\n"
+            "            return fn()\n        except Exception:\n            time.sleep(1)\n\n"
+            "def open_ticket(crm, payload):\n    return call_with_retry(lambda: crm.create_ticket(payload))\n",
+            line=11,
+        ),
+        Invalid(
+            "from langchain_core.tools import tool\n\n@tool\ndef refund_payment(order_id: str) -> str:\n"
+            "    '''Refund an order.'''\n    return PAYMENTS.refund(order_id)\n\n"
+            "safe_refund = refund_payment.with_retry(stop_after_attempt=3)\n",
+            line=8,
+        ),
+        Invalid(
+            "from langgraph.graph import StateGraph\nfrom langgraph.types import RetryPolicy\n\n"
+            "def send_invoice(state):\n    MAILER.send_email(state['to'], state['pdf'])\n    return state\n\n"
+            "builder = StateGraph(dict)\nbuilder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))\n",
+            line=5,
+        ),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        settings = self.context.settings
+        self.registry = ToolRegistry.for_table(settings.tools if settings is not None else None)
+        self.min_level = LEVELS.index(self.context.options.get("min-level", "low"))
+        self.pre_send = set(load_pack("retry")["pre_send_exceptions"])
+
+    def visit_Module(self, node: cst.Module) -> None:
+        model = self.get_metadata(RetryProvider, node)
+        reported: set[int] = set()
+        for retried in model.retried:
+            if id(retried.node) in reported:
+                continue
+            if all(scope.catches_only(self.pre_send) for scope in retried.scopes):
+                continue
+            write = self.registry.retried_write(retried, model)
+            if write is None or LEVELS.index(write.level) < self.min_level:
+                continue
+            if self.registry.key_of_retried(retried, model) is not None:
+                continue
+            reported.add(id(retried.node))
+            self.report(retried.node, self._message(retried, write))
+
+    @staticmethod
+    def _message(retried: Retried, write) -> str:
+        scope = retried.scopes[0]
+        what = f"`{write.name}(...)`" if retried.site is not None else f"`{write.name}`"
+        via = f" (it calls `{write.via}`)" if write.via else ""
+        return (
+            f"{what} is a write{via} retried by {scope.label} without an idempotency key: "
+            "an attempt that timed out after the side effect happened is repeated"
+        )

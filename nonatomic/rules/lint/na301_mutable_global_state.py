@@ -1,0 +1,410 @@
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatchcase
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics import state
+from nonatomic.rules.lint.semantics.callees import CalleeProvider
+
+_MEMO = re.compile(r"cache|memo", re.IGNORECASE)
+_Function = cst.FunctionDef | cst.Lambda
+_RUNTIME = "<runtime>"
+
+
+class MutableGlobalState(state.ScopeTracker, LintRule):
+    """
+    ## What it does
+    Flags module-level mutable containers (dict, list and set literals and
+    comprehensions, `dict()`/`list()`/`set()`, `defaultdict`, `OrderedDict`,
+    `Counter`, `deque`, `ChainMap`, weak dictionaries) that a function mutates:
+    item assignment or deletion, augmented item assignment, and mutating
+    methods (`append`, `extend`, `update`, `setdefault`, `pop`, `clear`, `add`,
+    `insert`, `remove`, ...). Also flags `global X` in a function that rebinds
+    `X`. The finding names the global and the line that defines it.
+
+    ## Why is this bad?
+    A module global lives as long as the worker process and is shared by every
+    request, task and agent run it serves. One real incident: a tool kept the
+    payload of its last call in a module dict so a retry could resend it; two
+    users' runs interleaved in one worker, the timeout-retry of the first sent
+    the second user's payload, and the refund went to the wrong account. A
+    global also keeps what a cancelled or timed-out run left behind: the next
+    run starts with stale conversation history or a half-filled result.
+
+    Memo caches (`_cache[key] = value`) are reported too, with their own
+    advice: a memo of pure results is mostly safe but unbounded and better
+    served by `functools.lru_cache`; a memo of anything per user or per
+    request (tool results, credentials, conversation state) leaks across them.
+
+    Not reported:
+    - code that runs at import time: module top level, class bodies,
+      `if __name__ == "__main__":` blocks (and functions defined there), and
+      module-level functions that this module only calls or applies as a
+      decorator at top level (never from inside a function);
+    - registries filled by decorators: a function that hands back the
+      function or class it was given (`def register(fn): REGISTRY[...] = fn;
+      return fn`), and `__init_subclass__`/`__set_name__` hooks; they run when
+      the decorated definition runs, normally once at import time. A wrapper
+      that records every call (the inner function of a decorator) is reported;
+    - mutations inside `with <lock>:` (a name like `_lock`, `cache_guard`,
+      `mutex`): the code knows the state is shared and serialises it;
+    - names a function binds itself (a parameter or local of the same name),
+      constants that are only read, tuples and frozensets, `__all__`,
+      `functools.lru_cache`, `threading.local()` and `contextvars.ContextVar`.
+
+    `global X` is reported even when `X` only holds a flag (`_initialized =
+    True`): a lazy-init check-then-set races when two requests arrive at once.
+
+    ## Example
+    ```python
+    _last_payload = {}
+
+    def refund(order_id, amount):
+        _last_payload["refund"] = {"order": order_id, "amount": amount}
+        return payments.refund(order_id, amount)
+    ```
+
+    ## Use instead
+    ```python
+    from contextvars import ContextVar
+
+    last_payload: ContextVar[dict | None] = ContextVar("last_payload", default=None)
+
+    def refund(order_id, amount):
+        last_payload.set({"order": order_id, "amount": amount})
+        return payments.refund(order_id, amount)
+    ```
+    or keep the value in the agent's (graph's) state, which is per run.
+
+    ## Options
+    `[tool.nonatomic.mutable-global-state]`: `ignore-names`, glob patterns of
+    global names never to report (e.g. `["_SCHEMA_CACHE"]`).
+    """
+
+    code = "NA301"
+    name = "mutable-global-state"
+    severity = "warning"
+    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider)
+    # An unindented `NAME = <container>` (optionally annotated, chained), or a `global` statement.
+    prefilter = re.compile(
+        rb"(?m)^(?:\w+(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*)+"
+        rb"(?:[{\[]|(?:[\w.]+\.)?(?:dict|list|set|bytearray|defaultdict|OrderedDict|Counter|deque"
+        rb"|ChainMap|Weak\w+)\()"
+        rb"|^[ \t]+global[ \t]"
+    )
+
+    VALID = [
+        # Only read.
+        "LIMITS = {'refund': 500}\ndef limit(tool):\n    return LIMITS.get(tool, 0)\n",
+        # Immutable containers.
+        "TOOLS = ('search', 'refund')\nALLOWED = frozenset({'a'})\ndef f(x):\n    return x in TOOLS or x in ALLOWED\n",
+        # Filled at import time: module top level and the __main__ block.
+        "SEEN = set()\nSEEN.add('boot')\nfor name in ('a', 'b'):\n    SEEN.add(name)\n",
+        "STATS = []\nif __name__ == '__main__':\n    STATS.append(1)\n",
+        "STATS = []\nif __name__ == '__main__':\n    def main():\n        STATS.append(1)\n    main()\n",
+        # A parameter or a local of the same name is not the global.
+        "cache = {}\ndef f(cache):\n    cache['k'] = 1\n",
+        "cache = {}\ndef f():\n    cache = {}\n    cache['k'] = 1\n    return cache\n",
+        "cache = {}\ndef f():\n    for cache in ({}, {}):\n        cache.clear()\n",
+        "items = []\ndef outer():\n    items = []\n    def inner():\n        items.append(1)\n    inner()\n    return items\n",
+        # A mutating method on a different object of the same shape.
+        "REGISTRY = {}\ndef f(other):\n    other.REGISTRY.update(x=1)\n    other.append(REGISTRY)\n",
+        # A decorator that registers the function it is given (import time).
+        "REGISTRY = {}\ndef register(fn):\n    REGISTRY[fn.__name__] = fn\n    return fn\n",
+        (
+            "TOOLS = {}\ndef tool(name):\n    def deco(func):\n        TOOLS[name] = func\n        return func\n"
+            "    return deco\n@tool('refund')\ndef refund(order):\n    pass\n"
+        ),
+        "HANDLERS = []\ndef on_event(handler):\n    HANDLERS.append(handler)\n    return handler\n",
+        "PLUGINS = {}\nclass Plugin:\n    def __init_subclass__(cls, **kw):\n        PLUGINS[cls.__name__] = cls\n",
+        # A registry API: it stores the functions it is given, so clearing it is registry upkeep too.
+        (
+            "_hooks = {}\ndef register(point, hook):\n    _hooks.setdefault(point, []).append(hook)\n"
+            "def clear(point):\n    _hooks.pop(point, None)\n"
+        ),
+        "_factories = {}\ndef add_factory(name, factory: Callable[[], Client]):\n    _factories[name] = factory\n",
+        # The asyncio idiom that keeps background tasks referenced until they finish.
+        (
+            "import asyncio\n_tasks = set()\ndef spawn(coro):\n    task = asyncio.create_task(coro)\n"
+            "    _tasks.add(task)\n    task.add_done_callback(_tasks.discard)\n"
+        ),
+        # Functions reached only from the `__main__` block run once, at start-up.
+        (
+            "driver = None\nOPTIONS = {}\ndef run(url):\n    global driver\n    driver = open_browser(url)\n"
+            "    OPTIONS['url'] = url\ndef main():\n    run('https://example.com')\n"
+            "if __name__ == '__main__':\n    main()\n"
+        ),
+        # A setup function called only at module top level.
+        "ROUTES = {}\ndef setup():\n    ROUTES['/'] = 'home'\nsetup()\n",
+        "CONFIG = {}\ndef load():\n    global CONFIG\n    CONFIG = {'debug': False}\nload()\n",
+        # `global` that only reads or mutates without rebinding is not a rebinding.
+        "LEVEL = 1\ndef show():\n    global LEVEL\n    print(LEVEL)\n",
+        # Deliberately shared and serialised by a lock.
+        "import threading\n_lock = threading.Lock()\n_clients = {}\ndef client(key):\n    with _lock:\n        _clients[key] = make(key)\n",
+        # Per-request state done right.
+        "import threading\n_local = threading.local()\ndef f(x):\n    _local.payload = x\n",
+        (
+            "from contextvars import ContextVar\nrun_id = ContextVar('run_id', default=None)\n"
+            "def f(x):\n    run_id.set(x)\n"
+        ),
+        "import functools\n@functools.lru_cache(maxsize=256)\ndef schema(name):\n    return load(name)\n",
+        # `__all__` is module metadata.
+        "__all__ = []\ndef export(obj, name):\n    __all__.append(name)\n",
+        # Not a container: a Prometheus Counter, a queue.
+        "from prometheus_client import Counter\nCALLS = Counter('calls', 'tool calls')\ndef f():\n    CALLS.inc()\n",
+        "import queue\nJOBS = queue.Queue()\ndef f(job):\n    JOBS.put(job)\n",
+        # A comprehension variable is local to the comprehension, the global is only read.
+        "seen = {}\ndef f(rows):\n    return [seen.get(r) for r in rows]\n",
+    ]
+    INVALID = [
+        Invalid("_last = {}\ndef refund(order):\n    _last['refund'] = order\n", line=3),
+        Invalid("_last = dict()\ndef refund(order):\n    del _last['refund']\n", line=3),
+        Invalid("totals = {}\ndef add(user, n):\n    totals[user] += n\n", line=3),
+        Invalid("history = []\ndef remember(msg):\n    history.append(msg)\n    return msg\n", line=3),
+        Invalid("from collections import defaultdict\ncalls = defaultdict(list)\ndef f(u):\n    calls[u].append(1)\n", line=4),
+        Invalid("import collections\nseen = collections.OrderedDict()\ndef f(k):\n    seen.move_to_end(k)\n", line=4),
+        Invalid("from collections import Counter\nhits = Counter()\ndef f(tool):\n    hits.update([tool])\n", line=4),
+        Invalid("from collections import deque\nrecent = deque(maxlen=10)\ndef f(x):\n    recent.appendleft(x)\n", line=4),
+        Invalid("pending = set()\nasync def f(task_id):\n    pending.add(task_id)\n", line=3),
+        Invalid("ids = {t for t in range(3)}\ndef f(t):\n    ids.discard(t)\n", line=3),
+        Invalid("state: dict[str, list] = {}\ndef f(run):\n    state.setdefault(run, []).append(1)\n", line=3),
+        Invalid("SESSIONS = {}\ndef f(u):\n    SESSIONS[u]['history'].append(1)\n", line=3),
+        Invalid("SESSIONS = {}\ndef f(u):\n    SESSIONS.get(u).clear()\n", line=3),
+        Invalid("a = b = []\ndef f():\n    b.extend([1])\n", line=3),
+        # Nested functions and lambdas run at call time.
+        Invalid("out = []\ndef run():\n    def cb(r):\n        out.append(r)\n    return cb\n", line=4),
+        Invalid("results = []\non_done = lambda r: results.append(r)\n", line=2),
+        # The inner wrapper of a decorator runs on every call.
+        Invalid(
+            "CALLS = []\ndef track(fn):\n    def wrapper(*a):\n        CALLS.append(fn.__name__)\n"
+            "        return fn(*a)\n    return wrapper\n",
+            line=4,
+        ),
+        # Called from a function as well as at top level: not only import time.
+        Invalid("ROUTES = {}\ndef add(p):\n    ROUTES[p] = 1\nadd('/')\ndef handle(p):\n    add(p)\n", line=3),
+        # Filled once at import time, then written per request as well.
+        Invalid("CACHE = {}\ndef warm():\n    CACHE['a'] = 1\nwarm()\ndef handle(k, v):\n    CACHE[k] = v\n", line=6),
+        # A registry of callables is exempt, a dict of per-request values is not.
+        Invalid("_runs = {}\ndef register_run(run_id, result):\n    _runs[run_id] = result\n", line=3),
+        # A memo cache (reported, with its own advice).
+        Invalid("_cache = {}\ndef get_schema(name):\n    if name not in _cache:\n        _cache[name] = build(name)\n    return _cache[name]\n", line=4),
+        # `global` rebinding, reported at the `global` statement.
+        Invalid("_client = None\ndef client():\n    global _client\n    if _client is None:\n        _client = make()\n    return _client\n", line=3),
+        Invalid("_initialized = False\ndef init():\n    global _initialized\n    _initialized = True\n", line=3),
+        Invalid("counter = 0\ndef tick():\n    global counter\n    counter += 1\n", line=3),
+        Invalid("def connect():\n    global conn\n    import sqlite3 as conn\n", line=2),
+        Invalid("HISTORY = []\ndef reset():\n    global HISTORY\n    HISTORY = []\n", line=3),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        self.ignored = tuple(self.context.options.get("ignore-names", ()))
+        self._module_names = state.ScopeNames()
+        self._containers: dict[str, tuple[str, cst.CSTNode]] = {}
+        self._main_guard = 0
+        self._names: dict[cst.CSTNode, state.ScopeNames] = {}
+        self._top_level: set[cst.FunctionDef] = set()
+        # Callee name -> names of the module-level functions calling it (None: import time,
+        # _RUNTIME: a method, lambda or nested function).
+        self._callers: dict[str, set[str | None]] = {}
+        self._mutations: list[tuple[cst.CSTNode, str, _Function]] = []
+        self._registries: set[str] = set()  # globals that hold registered functions or classes
+        self._reported_within: set[cst.CSTNode] = set()
+        self._globals: list[tuple[cst.Global, cst.FunctionDef]] = []
+
+    # -- what the module defines ------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self._module_names = state.scope_names(node)
+        for name, value, _, statement in self._module_names.assignments:
+            kind = state.container_kind(value, self._callee) if value is not None else None
+            if kind is not None and name not in self._containers:
+                self._containers[name] = (kind, statement)
+
+    def _callee(self, call: cst.Call) -> str | None:
+        return self.get_metadata(CalleeProvider, call, None)
+
+    def _scope_names(self, node: cst.CSTNode) -> state.ScopeNames:
+        if node not in self._names:
+            self._names[node] = state.scope_names(node)
+        return self._names[node]
+
+    # -- where we are -----------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not self.scopes:
+            self._top_level.add(node)
+
+    def visit_If_body(self, node: cst.If) -> None:
+        if not self.scopes and state.is_main_guard(node):
+            self._main_guard += 1
+
+    def leave_If_body(self, node: cst.If) -> None:
+        if not self.scopes and state.is_main_guard(node):
+            self._main_guard -= 1
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        if isinstance(node.decorator, cst.Name):
+            self._use(node.decorator.value)
+
+    def _use(self, name: str) -> None:
+        """Record who calls `name` (or applies it as a decorator)."""
+        outer = next((s for s in self.scopes if not isinstance(s, cst.ClassDef)), None)
+        if outer is None:
+            caller = None
+        elif outer in self._top_level and self.innermost_function() is outer:
+            caller = outer.name.value
+        else:
+            caller = _RUNTIME
+        self._callers.setdefault(name, set()).add(caller)
+
+    # -- mutations ----------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for container in state.stored_containers(target.target):
+                self._mutation(node, container)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        for container in state.stored_containers(node.target):
+            self._mutation(node, container)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        for container in state.stored_containers(node.target):
+            self._mutation(node, container)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        for container in state.stored_containers(node.target):
+            self._mutation(node, container)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self._use(node.func.value)
+        self._note_task_holder(node)
+        container = state.mutated_by_call(node)
+        if container is None or node in self._reported_within:
+            return
+        # `X.setdefault(k, []).append(v)` is one mutation, reported once, at the outer call.
+        self._reported_within.update(state.access_chain(node.func.value))
+        self._mutation(node, container)
+
+    def _note_task_holder(self, node: cst.Call) -> None:
+        """`task.add_done_callback(TASKS.discard)`: the asyncio idiom that keeps a
+        strong reference to background tasks until they finish."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "add_done_callback" and node.args:
+            callback = node.args[0].value
+            if (
+                isinstance(callback, cst.Attribute)
+                and callback.attr.value in ("discard", "remove")
+                and isinstance(callback.value, cst.Name)
+            ):
+                self._registries.add(callback.value.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        function = self.innermost_function()
+        if isinstance(function, cst.FunctionDef) and not self._main_guard:
+            self._globals.append((node, function))
+
+    def _mutation(self, node: cst.CSTNode, container: cst.BaseExpression) -> None:
+        if not isinstance(container, cst.Name) or container.value not in self._containers:
+            return
+        function = self.innermost_function()
+        if function is None or self._main_guard or self.locks_held or self._skipped_name(container.value):
+            return
+        if self._is_global_in(container.value):
+            self._mutations.append((node, container.value, function))
+            if state.stores_callable_parameter(node, function):
+                self._registries.add(container.value)
+
+    def _is_global_in(self, name: str) -> bool:
+        """Whether `name`, read in the innermost function, is the module's global."""
+        for scope in reversed(self.scopes):
+            if isinstance(scope, cst.ClassDef):
+                continue  # class bodies do not enclose the functions in them
+            names = self._scope_names(scope)
+            if name in names.globals:
+                return True
+            if name in names.bound or name in names.nonlocals:
+                return False
+        return True
+
+    def _skipped_name(self, name: str) -> bool:
+        return name == "__all__" or any(fnmatchcase(name, pattern) for pattern in self.ignored)
+
+    # -- reporting ------------------------------------------------------------------
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for _, name, function in self._mutations:
+            if self._registers(function):
+                self._registries.add(name)
+        for node, name, function in self._mutations:
+            if name not in self._registries and not self._runs_at_import(function):
+                self.report(node, self._mutation_message(name, function))
+        for node, function in self._globals:
+            if self._runs_at_import(function):
+                continue
+            names = self._scope_names(function)
+            rebound = [
+                item.name.value
+                for item in node.names
+                if item.name.value in names.bound and not self._skipped_name(item.name.value)
+            ]
+            if rebound:
+                self.report(node, self._global_message(rebound, function, names))
+
+    def _registers(self, function: _Function) -> bool:
+        """A decorator or class-creation hook: what it mutates is a registry."""
+        return isinstance(function, cst.FunctionDef) and (
+            function.name.value in state.CLASS_CREATION_HOOKS
+            or state.is_registrar(function, self._scope_names(function))
+        )
+
+    def _runs_at_import(self, function: _Function) -> bool:
+        return self._registers(function) or (
+            function in self._top_level and self._startup_only(function.name.value, frozenset())
+        )
+
+    def _startup_only(self, name: str, seen: frozenset[str]) -> bool:
+        """Whether every use of module-level function `name` in this module is at
+        import time, directly or through functions that are themselves startup-only
+        (`main()` called from the `__main__` block)."""
+        callers = self._callers.get(name)
+        if not callers or name in seen:
+            return False
+        return all(
+            caller is None or (caller != _RUNTIME and self._startup_only(caller, seen | {name}))
+            for caller in callers
+        )
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    @staticmethod
+    def _where(function: _Function) -> str:
+        return f"`{function.name.value}()`" if isinstance(function, cst.FunctionDef) else "a lambda"
+
+    def _mutation_message(self, name: str, function: _Function) -> str:
+        kind, statement = self._containers[name]
+        head = (
+            f"{self._where(function)} mutates module-level {kind} `{name}` "
+            f"(defined at line {self._line(statement)}), shared by every request and run in the process"
+        )
+        if _MEMO.search(name):
+            return (
+                f"{head}: a memo of pure results belongs in `functools.lru_cache` (bounded); "
+                "anything per user or per request belongs in a `ContextVar` or the agent state"
+            )
+        return f"{head}: keep per-run state in a `ContextVar` or the agent (graph) state"
+
+    def _global_message(self, rebound: list[str], function: cst.FunctionDef, names: state.ScopeNames) -> str:
+        parts = []
+        for name in rebound:
+            defined = self._module_names.bound.get(name)
+            where = f"defined at line {self._line(defined)}" if defined else "not defined at module level"
+            parts.append(f"`{name}` ({where}; rebound at line {self._line(names.bound[name])})")
+        return (
+            f"`{function.name.value}()` rebinds module-level {', '.join(parts)} through `global`: "
+            "every request in the process sees the last writer's value, and a check-then-set "
+            "(lazy init, once-flags) races; set it at import time, under a lock, or per run (`ContextVar`)"
+        )

@@ -1,0 +1,337 @@
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics import state
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+
+# Classes whose body attributes are not shared mutable state of instances.
+_NOT_PLAIN_CLASSES = frozenset(
+    {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "NamedTuple", "TypedDict", "type", "ABCMeta", "EnumMeta"}
+)
+# Bases that add nothing to how class attributes behave.
+_NEUTRAL_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
+
+
+@dataclass
+class _Class:
+    node: cst.ClassDef
+    attributes: dict[str, tuple[str, cst.CSTNode]]  # name -> (container kind, defining statement)
+    shadowed: set[str] = field(default_factory=set)  # assigned through self: instance attributes
+    mutations: list[tuple[cst.CSTNode, str, cst.FunctionDef]] = field(default_factory=list)
+    registries: set[str] = field(default_factory=set)
+
+
+class MutableClassState(state.ScopeTracker, LintRule):
+    """
+    ## What it does
+    Flags a mutable container defined in a class body (`history = []`,
+    `_cache = {}`, `seen = set()`, a `ClassVar[dict]`, ...) that a method
+    mutates through `self` or `cls`: item assignment or deletion, augmented
+    assignment, or a mutating method (`append`, `update`, `setdefault`, ...).
+
+    ## Why is this bad?
+    A class attribute is one object for the whole process: every instance,
+    and so every request, agent run and user, appends to the same list.
+    One real incident: an agent class declared `messages = []` in its body
+    and called `self.messages.append(...)`; each new conversation started
+    with every earlier user's messages in its prompt, and a retried tool call
+    re-read arguments that belonged to someone else's run.
+
+    Not reported:
+    - an attribute the class also assigns through `self` (`self.items = []` in
+      `__init__` gives each instance its own);
+    - annotated fields of dataclasses, attrs, pydantic models and other
+      classes with a base or decorator (`items: list[str] = []`): these
+      libraries copy or forbid mutable defaults. In a class with no base, an
+      annotated default is still a class attribute and is reported, and a
+      `ClassVar` is reported in any class;
+    - registries: an attribute a method stores given functions or classes
+      into, or filled by `__init_subclass__`/`__set_name__` or by a
+      classmethod decorator that hands back what it registers (these run
+      once per class, at import time);
+    - mutations inside `with <lock>:` (`with self._lock:`, `with cls._guard:`):
+      deliberately shared state, serialised;
+    - Enum, NamedTuple and TypedDict classes, and metaclasses;
+    - `dataclasses.field(default_factory=list)` and `pydantic.Field(default_factory=...)`.
+
+    Only classes indented by one level (module-level classes) are looked at,
+    and only attributes defined in the class itself (not in a base class).
+
+    ## Example
+    ```python
+    class SupportAgent:
+        messages = []
+
+        def ask(self, text):
+            self.messages.append({"role": "user", "content": text})
+            return self.llm.invoke(self.messages)
+    ```
+
+    ## Use instead
+    ```python
+    class SupportAgent:
+        def __init__(self):
+            self.messages = []
+
+        def ask(self, text):
+            self.messages.append({"role": "user", "content": text})
+            return self.llm.invoke(self.messages)
+    ```
+    or a dataclass field with `field(default_factory=list)`.
+    """
+
+    code = "NA302"
+    name = "mutable-class-state"
+    severity = "warning"
+    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider)
+    # A class-body `NAME = <container>` one level in, plus a `self.` or `cls.` to mutate it through.
+    prefilter = re.compile(
+        rb"(?ms)\A(?=.*?\b(?:self|cls)\.).*?^(?: {4}|\t)\w+(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*(?:\w+[ \t]*=[ \t]*)*"
+        rb"(?:[{\[]|(?:[\w.]+\.)?(?:dict|list|set|bytearray|defaultdict|OrderedDict|Counter|deque"
+        rb"|ChainMap|Weak\w+)\()"
+    )
+
+    VALID = [
+        # Assigned per instance in __init__: the class attribute is only a default.
+        "class Agent:\n    history = []\n    def __init__(self):\n        self.history = []\n    def ask(self, m):\n        self.history.append(m)\n",
+        "class Agent:\n    history = []\n    def reset(self):\n        self.history = []\n    def ask(self, m):\n        self.history.append(m)\n",
+        # Read only.
+        "class Router:\n    ROUTES = {'a': 1}\n    def route(self, k):\n        return self.ROUTES.get(k)\n",
+        # Immutable class attributes.
+        "class Agent:\n    tools = ('search',)\n    count = 0\n    def f(self):\n        self.count += 1\n",
+        # Dataclass and pydantic fields are per instance.
+        (
+            "from dataclasses import dataclass, field\n@dataclass\nclass Run:\n"
+            "    steps: list = field(default_factory=list)\n    def add(self, s):\n        self.steps.append(s)\n"
+        ),
+        (
+            "from pydantic import BaseModel\nclass Run(BaseModel):\n    steps: list[str] = []\n"
+            "    def add(self, s):\n        self.steps.append(s)\n"
+        ),
+        # Registries filled once per class at import time.
+        (
+            "class Tool:\n    registry = {}\n    def __init_subclass__(cls, **kw):\n"
+            "        super().__init_subclass__(**kw)\n        cls.registry[cls.__name__] = cls\n"
+        ),
+        (
+            "class Hooks:\n    _hooks = []\n    @classmethod\n    def hook(cls, fn):\n        cls._hooks.append(fn)\n        return fn\n"
+            "    @classmethod\n    def clear(cls):\n        cls._hooks.clear()\n"
+        ),
+        # Enum, NamedTuple: not instance state.
+        "import enum\nclass Color(enum.Enum):\n    RED = [1]\n    def f(self):\n        self.value.append(2)\n",
+        "from typing import NamedTuple\nclass P(NamedTuple):\n    xs: list = []\n    def f(self):\n        self.xs.append(1)\n",
+        # Mutating a local or another object.
+        "class A:\n    items = []\n    def f(self, other):\n        items = []\n        items.append(1)\n        other.items.append(1)\n",
+        # A static method has no self.
+        "class A:\n    items = []\n    @staticmethod\n    def f(self):\n        self.items.append(1)\n",
+        # Mutation in the class body runs once, at import time.
+        "class A:\n    items = []\n    items.append(1)\n    def f(self):\n        return self.items\n",
+        # Deliberately shared and serialised by a lock.
+        (
+            "import threading\nfrom typing import ClassVar\nclass Session:\n    _locks: ClassVar[dict] = {}\n"
+            "    _guard = threading.Lock()\n    @classmethod\n    def lock_for(cls, path):\n"
+            "        with cls._guard:\n            cls._locks.setdefault(path, threading.RLock())\n"
+        ),
+        # Set through object.__setattr__ (frozen dataclasses) or setattr.
+        (
+            "class A:\n    items = []\n    def __init__(self):\n        object.__setattr__(self, 'items', [])\n"
+            "    def f(self):\n        self.items.append(1)\n"
+        ),
+    ]
+    INVALID = [
+        Invalid("class Agent:\n    messages = []\n    def ask(self, m):\n        self.messages.append(m)\n", line=4),
+        Invalid("class Cache:\n    _store = {}\n    def put(self, k, v):\n        self._store[k] = v\n", line=4),
+        Invalid("class Cache:\n    _store = dict()\n    def drop(self, k):\n        del self._store[k]\n", line=4),
+        Invalid("class A:\n    items = []\n    def f(self):\n        self.items += [1]\n", line=4),
+        Invalid("class A:\n    seen = set()\n    @classmethod\n    def mark(cls, k):\n        cls.seen.add(k)\n", line=5),
+        Invalid(
+            "from typing import ClassVar\nclass A:\n    runs: ClassVar[dict] = {}\n    def f(self, r):\n        self.runs[r] = 1\n",
+            line=5,
+        ),
+        # No base class: an annotated default is a plain class attribute.
+        Invalid("class A:\n    items: list[str] = []\n    def f(self):\n        self.items.append('x')\n", line=4),
+        # An unannotated attribute of a dataclass is not a field.
+        Invalid(
+            "from dataclasses import dataclass\n@dataclass\nclass A:\n    x: int = 0\n    log = []\n"
+            "    def f(self):\n        self.log.append(self.x)\n",
+            line=7,
+        ),
+        Invalid(
+            "from collections import defaultdict\nclass A:\n    calls = defaultdict(list)\n"
+            "    def f(self, u):\n        self.calls[u].append(1)\n",
+            line=5,
+        ),
+        # Inside a closure of a method: still the shared object.
+        Invalid(
+            "class A:\n    results = []\n    def run(self):\n        def done(r):\n            self.results.append(r)\n        return done\n",
+            line=5,
+        ),
+        # Stored per-request values, not registered callables.
+        Invalid("class A:\n    _by_run = {}\n    def register(self, run_id, result):\n        self._by_run[run_id] = result\n", line=4),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        self._classes: list[_Class] = []
+
+    def _callee(self, call: cst.Call) -> str | None:
+        return self.get_metadata(CalleeProvider, call, None)
+
+    # -- classes ------------------------------------------------------------
+    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef_body(node)
+        self._classes.append(_Class(node, self._attributes(node)))
+
+    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
+        super().leave_ClassDef_body(node)
+        info = self._classes.pop()
+        for mutation, name, method in info.mutations:
+            if name in info.shadowed or name in info.registries:
+                continue
+            kind, statement = info.attributes[name]
+            line = self.get_metadata(PositionProvider, statement).start.line
+            self.report(
+                mutation,
+                f"`{node.name.value}.{method.name.value}()` mutates class-level {kind} `{name}` "
+                f"(defined at line {line}) through `{_self_name(method)}`: one object shared by every "
+                f"instance, so every request and run sees it; give each instance its own "
+                f"(`self.{name} = ...` in `__init__`, or `field(default_factory=...)`)",
+            )
+
+    def _attributes(self, node: cst.ClassDef) -> dict[str, tuple[str, cst.CSTNode]]:
+        bases = [_base_name(arg.value) for arg in node.bases]
+        if any(base in _NOT_PLAIN_CLASSES for base in bases):
+            return {}
+        plain = not node.decorators and all(base in _NEUTRAL_BASES for base in bases)
+        found: dict[str, tuple[str, cst.CSTNode]] = {}
+        for name, value, annotation, statement in state.scope_names(node).assignments:
+            if value is None or name in found:
+                continue
+            if annotation is not None and not plain and "ClassVar" not in state.code_of(annotation.annotation):
+                continue  # a field declaration: the class's library gives each instance its own
+            kind = state.container_kind(value, self._callee)
+            if kind is not None:
+                found[name] = (kind, statement)
+        return found
+
+    # -- methods ------------------------------------------------------------
+    def _method(self) -> tuple[_Class, cst.FunctionDef, str] | None:
+        """The innermost class, the method of it we are in, and that method's `self` name."""
+        if not self._classes:
+            return None
+        index = self.scopes.index(self._classes[-1].node)
+        if index + 1 >= len(self.scopes):
+            return None
+        method = self.scopes[index + 1]
+        if not isinstance(method, cst.FunctionDef):
+            return None
+        name = _self_name(method)
+        return (self._classes[-1], method, name) if name else None
+
+    def _attribute_of_self(self, expr: cst.BaseExpression, self_name: str) -> str | None:
+        if (
+            isinstance(expr, cst.Attribute)
+            and isinstance(expr.value, cst.Name)
+            and expr.value.value == self_name
+        ):
+            return expr.attr.value
+        return None
+
+    # -- assignments through self, and mutations -----------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._shadow(target.target)
+            for container in state.stored_containers(target.target):
+                self._mutation(node, container)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._shadow(node.target)
+        for container in state.stored_containers(node.target):
+            self._mutation(node, container)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        # `self.items += [x]` extends a shared list in place before binding it to the instance.
+        self._mutation(node, node.target)
+        for container in state.stored_containers(node.target):
+            self._mutation(node, container)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        for container in state.stored_containers(node.target):
+            self._mutation(node, container)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._setattr(node)
+        container = state.mutated_by_call(node)
+        if container is not None:
+            self._mutation(node, container)
+
+    def _shadow(self, target: cst.BaseExpression) -> None:
+        where = self._method()
+        if where is None:
+            return
+        info, _, self_name = where
+        targets = [target]
+        while targets:
+            current = targets.pop()
+            if isinstance(current, (cst.Tuple, cst.List)):
+                targets += [element.value for element in current.elements]
+            elif isinstance(current, cst.StarredElement):
+                targets.append(current.value)
+            else:
+                name = self._attribute_of_self(current, self_name)
+                if name is not None:
+                    info.shadowed.add(name)
+
+    def _setattr(self, node: cst.Call) -> None:
+        """`setattr(self, "x", v)` and `object.__setattr__(self, "x", v)` assign per instance."""
+        if dotted_name(node.func) not in ("setattr", "object.__setattr__") or len(node.args) < 2:
+            return
+        where = self._method()
+        subject, attribute = node.args[0].value, node.args[1].value
+        if (
+            where is not None
+            and isinstance(subject, cst.Name)
+            and subject.value == where[2]
+            and isinstance(attribute, cst.SimpleString)
+        ):
+            where[0].shadowed.add(str(attribute.evaluated_value))
+
+    def _mutation(self, node: cst.CSTNode, container: cst.BaseExpression) -> None:
+        where = self._method()
+        if where is None or self.locks_held:
+            return
+        info, method, self_name = where
+        name = self._attribute_of_self(container, self_name)
+        if name is None or name not in info.attributes:
+            return
+        function = self.innermost_function()
+        if state.stores_callable_parameter(node, function) or _registers(method):
+            info.registries.add(name)
+        info.mutations.append((node, name, method))
+
+
+def _registers(method: cst.FunctionDef) -> bool:
+    return method.name.value in state.CLASS_CREATION_HOOKS or state.is_registrar(
+        method, state.scope_names(method)
+    )
+
+
+def _self_name(method: cst.FunctionDef) -> str | None:
+    """The name of a method's instance (or class) parameter; None for static methods."""
+    if any(dotted_name(d.decorator) in ("staticmethod", "functools.staticmethod") for d in method.decorators):
+        return None
+    params = [*method.params.posonly_params, *method.params.params]
+    return params[0].name.value if params else None
+
+
+def _base_name(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Subscript):  # Generic[T]
+        expr = expr.value
+    name = dotted_name(expr)
+    return name.rsplit(".", 1)[-1] if name else None

@@ -1,0 +1,237 @@
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics import calls
+from nonatomic.rules.lint.semantics.callees import CalleeProvider
+from nonatomic.rules.lint.semantics.redis import (
+    PREFILTER as REDIS_PREFILTER,
+    TTL_KEYWORDS,
+    RedisCall,
+    RedisCallProvider,
+    literal_truth,
+)
+
+DEFAULT_FIX_TTL_MS = 30_000
+DEFAULT_FIX_LOCK_TIMEOUT = 30
+# redis-py's positional layouts: set(name, value, ex, px, nx, ...), lock(name, timeout, ...),
+# Lock(redis, name, timeout, ...).
+_SET_TTL_POSITIONS = (2, 3)
+_SET_NX_POSITION = 4
+_LOCK_CLASSES = {"redis.lock.Lock": 2, "redis.asyncio.lock.Lock": 2}
+
+
+class LockWithoutTtl(LintRule):
+    """
+    ## What it does
+    Flags Redis locks that never expire: `set(key, value, nx=True)` without
+    `ex`/`px`/`exat`/`pxat`, `setnx(key, value)`, and `lock(name)` (or
+    `redis.lock.Lock(client, name)`) without `timeout`, on redis-py's sync and
+    asyncio clients, cluster clients and pipelines.
+
+    ## Why is this bad?
+    A lock without a TTL is released only by its holder. When the holder is a
+    task abandoned after a timeout, a worker killed by a deploy, or a request
+    whose 504 went back to the user while the agent kept running, nobody
+    releases it: every later run for that session waits on the lock or fails
+    to get it. One real incident: an agent's tool call hung, the request path
+    timed out but the worker thread never cleaned up, and the per-user session
+    lock stayed in Redis; every request for that user failed with "lock busy"
+    for hours, until someone deleted the key by hand. With a short TTL the same
+    bug costs seconds of errors.
+
+    `setnx` followed by `expire` is flagged too: it is two commands, and a
+    crash between them leaves a lock with no TTL.
+
+    Receivers are recognised when they are built by a Redis constructor in the
+    file, named like a client (`self.redis`, `redis_client`), annotated with a
+    Redis type, or (in a file importing redis) used with `setnx` / `nx=`.
+
+    ## Example
+    ```python
+    def handle(r, session_id, token):
+        if not r.set(f"lock:session:{session_id}", token, nx=True):
+            raise Busy(session_id)
+    ```
+
+    ## Use instead
+    ```python
+    def handle(r, session_id, token):
+        if not r.set(f"lock:session:{session_id}", token, nx=True, px=30_000):
+            raise Busy(session_id)
+    ```
+    Pick a TTL longer than the critical section, or renew it while working
+    (`Lock.extend`, `Lock.reacquire`).
+
+    ## Options
+    `[tool.nonatomic.lock-without-ttl]`: `fix-ttl-ms` (the `px=` the fix
+    writes, default 30000) and `fix-lock-timeout` (the `timeout=` in seconds
+    the fix gives `lock()`, default 30).
+
+    ## Fix
+    Unsafe: adds `px=<fix-ttl-ms>` to `set(..., nx=True)`, rewrites
+    `setnx(k, v)` into `set(k, v, nx=True, px=<fix-ttl-ms>)` (it then returns
+    `None` rather than `False` when the key is taken), and adds
+    `timeout=<fix-lock-timeout>` to `lock()`. A TTL shorter than the work it
+    guards lets a second holder in while the first is still running, so check
+    the value.
+    """
+
+    code = "NA401"
+    name = "lock-without-ttl"
+    severity = "error"
+    prefilter = REDIS_PREFILTER
+    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider, RedisCallProvider)
+
+    VALID = [
+        "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True, ex=30)\n",
+        "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True, px=30000)\n",
+        "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True, exat=deadline)\n",
+        # Positional TTL: set(name, value, ex, px, nx).
+        "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, 30, None, True)\n",
+        # Not a set-if-absent: a plain write (NA403's business, not a lock).
+        "import redis\nr = redis.Redis()\nr.set('greeting', 'hi')\nr.set('k', v, nx=False)\n",
+        # A flag passed through by a wrapper: unknown, not flagged.
+        "import redis\nr = redis.Redis()\ndef put(k, v, nx):\n    r.set(k, v, nx=nx)\n",
+        "import redis\nr = redis.Redis()\nwith r.lock('report', timeout=60, blocking_timeout=5):\n    build()\n",
+        "import redis\nr = redis.Redis()\nlock = r.lock('report', 60)\n",
+        "from redis.lock import Lock\nlock = Lock(client, 'report', timeout=10)\n",
+        # **kwargs may carry the TTL.
+        "import redis\nr = redis.Redis()\ndef take(k, **kw):\n    return r.set(k, 1, nx=True, **kw)\n",
+        # Look-alikes: dict.setdefault, a cache with its own default expiry, threading locks.
+        "d = {}\nd.setdefault('k', [])\n",
+        "import redis\nfrom django.core.cache import cache\ncache.set('k', v, nx=True, timeout=None)\ncache.add('k', v)\n",
+        "import threading\nlock = threading.Lock()\nwith lock:\n    pass\n",
+        # An untyped receiver with a generic name in a file that never imports redis.
+        "def take(store, k):\n    store.set(k, 1, nx=True)\n    store.setnx(k, 1)\n# redis-like store\n",
+        # lock() on a client that is not Redis (its module is not redis, its name says nothing).
+        "import redis\nfrom myapp.kv import kv\nkv.lock('job')\n",
+    ]
+    INVALID = [
+        Invalid(
+            "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True)\n",
+            line=3,
+            fixed="import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True, px=30000)\n",
+        ),
+        # An explicit ex=None is no TTL either; the fix keeps it harmlessly.
+        Invalid(
+            "import redis\nr = redis.Redis()\nr.set('lock:x', t, nx=True, ex=None)\n",
+            line=3,
+            fixed="import redis\nr = redis.Redis()\nr.set('lock:x', t, nx=True, ex=None, px=30000)\n",
+        ),
+        Invalid(
+            "import redis.asyncio as aioredis\nr = aioredis.from_url(url)\nasync def f(sid):\n"
+            "    return await r.set(f'lock:{sid}', token, nx=True)\n",
+            line=4,
+        ),
+        Invalid(
+            "import redis\nr = redis.Redis()\nif r.setnx('lock:job', 1):\n    r.expire('lock:job', 30)\n",
+            line=3,
+            fixed=(
+                "import redis\nr = redis.Redis()\nif r.set('lock:job', 1, nx=True, px=30000):\n"
+                "    r.expire('lock:job', 30)\n"
+            ),
+        ),
+        Invalid(
+            "import redis\nr = redis.Redis()\nwith r.lock('report'):\n    build()\n",
+            line=3,
+            fixed="import redis\nr = redis.Redis()\nwith r.lock('report', timeout=30):\n    build()\n",
+        ),
+        Invalid(
+            "import redis\nr = redis.Redis()\nlock = r.lock('report', timeout=None, blocking_timeout=5)\n",
+            line=3,
+            fixed="import redis\nr = redis.Redis()\nlock = r.lock('report', timeout=30, blocking_timeout=5)\n",
+        ),
+        Invalid("from redis.lock import Lock\nlock = Lock(client, 'report')\n", line=2),
+        # A client held in an attribute assigned elsewhere: known by its name.
+        Invalid(
+            "class Sessions:\n    def acquire(self, sid, token):\n"
+            "        return self.redis.set(f'session-lock:{sid}', token, nx=True)\n",
+            line=3,
+        ),
+        # A client parameter, proven by the command in a file importing redis.
+        Invalid("import redis\ndef take(client, key):\n    return client.setnx(key, '1')\n", line=3),
+        Invalid("from redis import Redis\ndef take(conn: Redis, key):\n    return conn.lock(key)\n", line=3),
+        Invalid(
+            "import redis\nr = redis.RedisCluster(host='h')\npipe = r.pipeline()\npipe.set('lock:a', 1, nx=True)\n",
+            line=4,
+        ),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        options = self.context.options
+        self.fix_ttl_ms = int(options.get("fix-ttl-ms", DEFAULT_FIX_TTL_MS))
+        self.fix_lock_timeout = options.get("fix-lock-timeout", DEFAULT_FIX_LOCK_TIMEOUT)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if calls.has_star_kwargs(node) or calls.has_star_args(node):
+            return
+        found: RedisCall | None = self.get_metadata(RedisCallProvider, node, None)
+        if found is not None and found.command == "set":
+            self._check_set(node, found)
+        elif found is not None and found.command == "setnx":
+            self._check_setnx(node, found)
+        elif found is not None and found.command == "lock":
+            self._check_lock(node, f"{found.receiver}.lock", 1)
+        else:
+            callee = self.get_metadata(CalleeProvider, node, None)
+            if callee in _LOCK_CLASSES:
+                self._check_lock(node, "Lock", _LOCK_CLASSES[callee])
+
+    def _check_set(self, node: cst.Call, found: RedisCall) -> None:
+        nx = calls.argument(node, ("nx",), _SET_NX_POSITION)
+        if nx is None or literal_truth(nx.value) is not True:
+            return
+        plain = calls.positional(node)
+        for position, keyword in zip(_SET_TTL_POSITIONS, TTL_KEYWORDS):
+            given = calls.argument(node, (keyword,), position)
+            if given is not None and not calls.is_none(given.value):
+                return
+        for keyword in TTL_KEYWORDS[len(_SET_TTL_POSITIONS):]:
+            given = calls.keyword(node, keyword)
+            if given is not None and not calls.is_none(given.value):
+                return
+        replacement = None
+        if len(plain) <= 2:  # a positional ex/px would clash with the keyword
+            replacement = calls.with_keyword(node, "px", cst.Integer(str(self.fix_ttl_ms)))
+        self.report(
+            node,
+            f"`{found.receiver}.set(..., nx=True)` takes a lock that never expires: if its holder "
+            "dies or is abandoned after a timeout, nobody releases it; pass `ex=`/`px=`",
+            replacement=replacement,
+            fix_title=f"Add `px={self.fix_ttl_ms}`" if replacement else None,
+        )
+
+    def _check_setnx(self, node: cst.Call, found: RedisCall) -> None:
+        replacement = None
+        if len(node.args) == 2 and len(calls.positional(node)) == 2:
+            assert isinstance(node.func, cst.Attribute)
+            as_set = node.with_changes(func=node.func.with_changes(attr=cst.Name("set")))
+            as_set = calls.with_keyword(as_set, "nx", cst.Name("True"))
+            replacement = calls.with_keyword(as_set, "px", cst.Integer(str(self.fix_ttl_ms)))
+        self.report(
+            node,
+            f"`{found.receiver}.setnx(...)` sets no expiry (and an `expire` after it is a second "
+            "command: a crash in between leaves the lock forever); use `set(key, token, nx=True, px=...)`",
+            replacement=replacement,
+            fix_title=f"Use `set(..., nx=True, px={self.fix_ttl_ms})`" if replacement else None,
+        )
+
+    def _check_lock(self, node: cst.Call, shown: str, timeout_position: int) -> None:
+        given = calls.argument(node, ("timeout",), timeout_position)
+        if given is not None and not calls.is_none(given.value):
+            return
+        replacement = None
+        if len(calls.positional(node)) <= timeout_position:
+            value = cst.parse_expression(repr(self.fix_lock_timeout))
+            replacement = calls.with_keyword(node, "timeout", value)
+        self.report(
+            node,
+            f"`{shown}(...)` has no `timeout`: a holder that dies or is abandoned never releases "
+            "the lock, and every later run waits on it",
+            replacement=replacement,
+            fix_title=f"Add `timeout={self.fix_lock_timeout}`" if replacement else None,
+        )

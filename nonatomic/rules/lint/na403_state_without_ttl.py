@@ -1,0 +1,214 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.names import words
+from nonatomic.rules.lint.semantics import calls
+from nonatomic.rules.lint.semantics.redis import (
+    PREFILTER as REDIS_PREFILTER,
+)
+from nonatomic.rules.lint.semantics.redis import (
+    TTL_KEYWORDS,
+    Key,
+    RedisCall,
+    RedisCallProvider,
+    literal_truth,
+)
+
+DEFAULT_STATE_WORDS = (
+    "task", "session", "run", "conversation", "chat", "thread", "agent",
+    "state", "checkpoint", "job", "workflow", "step",
+)
+# Commands that create a key with no expiry (SETEX/PSETEX always carry one).
+_WRITES = frozenset({"set", "hset", "hmset", "hsetnx", "lpush", "rpush", "sadd", "zadd", "append"})
+_EXPIRES = frozenset({"expire", "pexpire", "expireat", "pexpireat"})
+_SET_TTL_POSITIONS = (2, 3)
+
+
+@dataclass
+class _Frame:
+    writes: list[tuple[cst.Call, RedisCall]] = field(default_factory=list)
+    expired: list[Key] = field(default_factory=list)
+
+
+class StateWithoutTtl(LintRule):
+    """
+    ## What it does
+    Flags task, session, run or conversation state written to Redis with no
+    expiry: `set` without `ex`/`px`/`exat`/`pxat`/`keepttl`, and `hset`,
+    `hmset`, `rpush`, `lpush`, `sadd`, `zadd`, `append`, on a key that looks
+    like run state (its expression names a task, session, run, conversation,
+    chat, thread, agent, state, checkpoint, job, workflow or step), when no
+    `expire`/`pexpire`/`expireat` is applied to the same key in the same
+    function, class or module.
+
+    Off by default: whether a key must expire is a design decision the code
+    cannot always show (a session store may be swept by a job).
+
+    ## Why is this bad?
+    Run state outlives the run whenever cleanup does not happen: a task killed
+    by a timeout, a worker restart, a 504 returned while the agent goes on. The
+    state then stays forever: the next run of the same session resumes from a
+    stale half-finished trace, chat histories grow until Redis runs out of
+    memory, and "in progress" markers block the session for good. One real
+    incident: after a timeout the cleanup path had a bug, and only the keys that
+    carried a short TTL healed themselves; the rest had to be found and deleted
+    by hand. A TTL a little longer than the run's overall deadline makes
+    forgotten state rot away on its own.
+
+    ## Example
+    ```python
+    async def save_step(r, task_id, step, result):
+        await r.hset(f"task:{task_id}:steps", step, json.dumps(result))
+    ```
+
+    ## Use instead
+    ```python
+    async def save_step(r, task_id, step, result):
+        async with r.pipeline(transaction=True) as pipe:
+            pipe.hset(f"task:{task_id}:steps", step, json.dumps(result))
+            pipe.expire(f"task:{task_id}:steps", 3600)
+            await pipe.execute()
+    ```
+
+    ## Options
+    `[tool.nonatomic.state-without-ttl]`: `state-words` (the words a key must
+    contain to count as run state; default the list above).
+    """
+
+    code = "NA403"
+    name = "state-without-ttl"
+    severity = "warning"
+    default_on = False
+    prefilter = REDIS_PREFILTER
+    METADATA_DEPENDENCIES = (PositionProvider, RedisCallProvider)
+
+    VALID = [
+        "import redis\nr = redis.Redis()\nr.set(f'session:{sid}', data, ex=3600)\n",
+        "import redis\nr = redis.Redis()\nr.set(f'session:{sid}', data, None, 3_600_000)\n",
+        "import redis\nr = redis.Redis()\nr.set(f'session:{sid}', data, keepttl=True)\n",
+        "import redis\nr = redis.Redis()\nr.setex(f'task:{tid}:status', 600, 'running')\n",
+        # Expired on the same key, through a pipeline.
+        (
+            "import redis\nr = redis.Redis()\ndef save(tid, step, out):\n    key = f'task:{tid}:steps'\n"
+            "    pipe = r.pipeline()\n    pipe.hset(key, step, out)\n    pipe.expire(key, 3600)\n    pipe.execute()\n"
+        ),
+        # Expired in another method of the same class.
+        (
+            "import redis\nclass Store:\n    def __init__(self):\n        self.r = redis.Redis()\n"
+            "    def add(self, sid, msg):\n        self.r.rpush(f'chat:{sid}', msg)\n        self._touch(sid)\n"
+            "    def _touch(self, sid):\n        self.r.expire(f'chat:{sid}', 86400)\n"
+        ),
+        # Not run state: configuration and counters.
+        "import redis\nr = redis.Redis()\nr.set('feature:dark-mode', '1')\nr.hset('config', 'model', 'gpt-4o')\n",
+        # A lock (NA401's business).
+        "import redis\nr = redis.Redis()\nr.set(f'lock:session:{sid}', token, nx=True)\n",
+        # Not Redis: a dict-like cache and a Django cache with its default timeout.
+        "import redis\nfrom django.core.cache import cache\ncache.set(f'session:{sid}', data)\n",
+        "sessions = {}\nsessions[sid] = state\n# redis\n",
+    ]
+    INVALID = [
+        Invalid("import redis\nr = redis.Redis()\nr.set(f'session:{sid}', json.dumps(state))\n", line=3),
+        Invalid(
+            "import redis.asyncio as redis\nr = redis.from_url(url)\nasync def record(task_id, step, out):\n"
+            "    await r.hset(f'task:{task_id}:steps', step, out)\n",
+            line=4,
+        ),
+        # The key through a local variable; the expire touches another key.
+        Invalid(
+            "import redis\nr = redis.Redis()\ndef push(conversation_id, msg):\n"
+            "    key = f'conversation:{conversation_id}:messages'\n    r.rpush(key, msg)\n"
+            "    r.expire(f'conversation:{conversation_id}:summary', 60)\n",
+            line=5,
+        ),
+        Invalid(
+            "class Memory:\n    def save(self, thread_id, state):\n        self.redis.json().set(f'thread:{thread_id}', '$', state)\n",
+            line=3,
+        ),
+        # Plural words count: "sessions:{id}".
+        Invalid("import redis\nr = redis.Redis()\nr.sadd(f'sessions:{sid}:tools', name)\n", line=3),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        self.state_words = {w.lower() for w in self.context.options.get("state-words", DEFAULT_STATE_WORDS)}
+        self.frames: list[_Frame] = []
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.frames.append(_Frame())
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for node, call in self._close(self.frames.pop()):
+            self._report(node, call)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.frames.append(_Frame())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._hand_up()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.frames.append(_Frame())
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._hand_up()
+
+    def _hand_up(self) -> None:
+        """Writes not expired in this scope may be expired by a sibling: decide at the module."""
+        frame = self.frames.pop()
+        self.frames[-1].writes += self._close(frame)
+        self.frames[-1].expired += frame.expired
+
+    @staticmethod
+    def _close(frame: _Frame) -> list[tuple[cst.Call, RedisCall]]:
+        return [
+            (node, call)
+            for node, call in frame.writes
+            if not any(call.keys[0].same_as(key) for key in frame.expired)
+        ]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        found: RedisCall | None = self.get_metadata(RedisCallProvider, node, None)
+        if found is None or not found.keys:
+            return
+        if found.command in _EXPIRES:
+            self.frames[-1].expired.append(found.keys[0])
+        elif found.command in _WRITES and not self._carries_ttl(node, found) and self._is_state(found.keys[0]):
+            self.frames[-1].writes.append((node, found))
+
+    @staticmethod
+    def _carries_ttl(node: cst.Call, found: RedisCall) -> bool:
+        if found.command != "set" or found.json:
+            return False
+        if calls.has_star_kwargs(node) or calls.has_star_args(node):
+            return True  # may carry one
+        nx = calls.keyword(node, "nx")
+        if nx is not None and literal_truth(nx.value) is not False:
+            return True  # a lock: NA401 judges it
+        keepttl = calls.keyword(node, "keepttl")
+        if keepttl is not None and literal_truth(keepttl.value) is not False:
+            return True
+        for position, keyword in zip(_SET_TTL_POSITIONS, TTL_KEYWORDS):
+            given = calls.argument(node, (keyword,), position)
+            if given is not None and not calls.is_none(given.value):
+                return True
+        return any(
+            (given := calls.keyword(node, keyword)) is not None and not calls.is_none(given.value)
+            for keyword in TTL_KEYWORDS[len(_SET_TTL_POSITIONS):]
+        )
+
+    def _is_state(self, key: Key) -> bool:
+        found = words(f"{key.text} {key.resolved}")
+        return bool((found | {w[:-1] for w in found if w.endswith("s")}) & self.state_words)
+
+    def _report(self, node: cst.Call, call: RedisCall) -> None:
+        self.report(
+            node,
+            f"`{call.receiver}.{call.command}({call.keys[0].text}, ...)` writes run state that never "
+            "expires: when the run is abandoned (timeout, crash, restart) nothing deletes it; "
+            "pass `ex=` or `expire` the key",
+        )

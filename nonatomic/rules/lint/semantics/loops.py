@@ -1,0 +1,208 @@
+"""Hand-written retry loops, told apart from loops that iterate over work.
+
+A retry loop runs the same work again after a failure and stops once it works:
+it counts attempts (`for attempt in range(3)`) or spins (`while ...`), a failure
+goes round again (an `except` that does not leave the loop, a `continue`, a
+sleep), and success leaves it (`return`, `break`, or setting the `while` flag).
+`for user in users: try: send(user) except: continue` iterates: it goes on
+after a success, and its variable picks the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from nonatomic.rules.lint.semantics.callees import dotted_name
+
+# Calls that may use the attempt counter without making the loop iterate over work.
+_COUNTER_USES = {
+    "sleep", "print", "log", "debug", "info", "warning", "warn", "error", "exception",
+    "critical", "format", "str", "int", "float", "min", "max", "pow", "uniform", "randint",
+    "random", "delay", "backoff", "wait", "jitter", "seconds", "interval", "echo", "repr",
+}
+
+
+@dataclass(frozen=True)
+class LoopShape:
+    handlers: frozenset[cst.ExceptHandler]  # what runs after a failed attempt
+    caught: tuple[str, ...] | None  # exceptions those handlers catch; () for a bare except
+    sleeps: tuple[cst.Call, ...]
+    bound: cst.BaseExpression | None  # the `range(...)` or `while` test; None for `while True`
+    # Without try/except, only the calls whose result decides the exit are retried
+    # (`r = post(); if r.ok: break`); None: every call of the attempt is.
+    only: frozenset[cst.Call] | None
+
+
+class _Body(cst.CSTVisitor):
+    """The parts of one loop body that matter, not entering nested loops and functions."""
+
+    def __init__(self, is_sleep: Callable[[cst.Call], bool]) -> None:
+        self.is_sleep = is_sleep
+        self.tries: list[cst.Try] = []
+        self.exits = False  # a return/break outside the handlers
+        self.continues = False
+        self.sleeps: list[cst.Call] = []
+        self.calls: list[cst.Call] = []
+        self.exit_tests: list[cst.BaseExpression] = []
+        self.assigned: dict[str, list[cst.BaseExpression]] = {}
+        self.subscripts: list[cst.Subscript] = []
+        self._handler_depth = 0
+
+    def _nested(self, node: cst.CSTNode) -> bool:
+        return False
+
+    visit_For = visit_While = visit_FunctionDef = visit_ClassDef = visit_Lambda = _nested
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.tries.append(node)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handler_depth += 1
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._handler_depth -= 1
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.exits = self.exits or not self._handler_depth
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.exits = self.exits or not self._handler_depth
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.continues = True
+
+    def visit_If(self, node: cst.If) -> None:
+        if any(isinstance(s, (cst.Return, cst.Break)) for s in _small_statements(node.body)):
+            self.exit_tests.append(node.test)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+        if self.is_sleep(node):
+            self.sleeps.append(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._handler_depth:
+            return
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.assigned.setdefault(target.target.value, []).append(node.value)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self.subscripts.append(node)
+
+
+def _small_statements(block: cst.BaseSuite) -> list[cst.CSTNode]:
+    body = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    small: list[cst.CSTNode] = []
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            small += statement.body
+        elif isinstance(statement, cst.SimpleStatementSuite):
+            small += statement.body
+    return small
+
+
+def _leaves_loop(handler: cst.ExceptHandler) -> bool:
+    """The handler always raises, returns or breaks: a failure ends the loop."""
+    body = handler.body
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and last.body:
+        return isinstance(last.body[-1], (cst.Raise, cst.Return, cst.Break))
+    return False
+
+
+def mentions(node: cst.CSTNode, name: str) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value == name
+    return any(mentions(child, name) for child in node.children)
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    if isinstance(node, cst.Name):
+        return {node.value}
+    found: set[str] = set()
+    for child in node.children:
+        found |= names_in(child)
+    return found
+
+
+def _unwrap(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.expression if isinstance(expr, cst.Await) else expr
+
+
+def _picks_work(loop: cst.For, body: _Body) -> bool:
+    """The loop variable selects what the body works on: `items[i]`, `send(batch=i)`."""
+    if not isinstance(loop.target, cst.Name):
+        return True
+    name = loop.target.value
+    if any(mentions(sub.slice[0], name) if sub.slice else False for sub in body.subscripts):
+        return True
+    for call in body.calls:
+        callee = dotted_name(call.func) or ""
+        if callee.rsplit(".", 1)[-1].lower().strip("_") in _COUNTER_USES:
+            continue
+        if any(mentions(arg.value, name) for arg in call.args):
+            return True
+    return False
+
+
+def retry_loop(
+    loop: cst.For | cst.While,
+    *,
+    is_counter: Callable[[cst.BaseExpression], bool],
+    is_sleep: Callable[[cst.Call], bool],
+) -> LoopShape | None:
+    """The retry shape of a hand-written loop, or None when it is not a retry loop."""
+    body = _Body(is_sleep)
+    loop.body.visit(body)
+    if isinstance(loop, cst.For):
+        if not is_counter(loop.iter) or _picks_work(loop, body):
+            return None
+        bound: cst.BaseExpression | None = loop.iter
+    else:
+        test = loop.test
+        forever = isinstance(test, cst.Name) and test.value == "True" or (
+            isinstance(test, cst.Integer) and test.value != "0"
+        )
+        bound = None if forever else test
+        flag_names = names_in(test) if not forever else set()
+        if flag_names & set(body.assigned):
+            body.exits = True  # `while not done: ... done = True`
+    if not body.exits:
+        return None
+    handlers = [
+        handler
+        for attempt in body.tries
+        for handler in attempt.handlers
+        if not _leaves_loop(handler)
+    ]
+    if handlers:
+        caught: list[str] = []
+        bare = False
+        for handler in handlers:
+            if handler.type is None:
+                bare = True
+            else:
+                types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
+                exprs = [el.value for el in types] if types else [handler.type]
+                caught += [dotted_name(expr) or "?" for expr in exprs]
+        return LoopShape(frozenset(handlers), () if bare else tuple(caught), tuple(body.sleeps), bound, None)
+    if not body.sleeps and not (body.continues and isinstance(loop, cst.For)):
+        return None
+    deciding = set()
+    for test in body.exit_tests:
+        names = names_in(test)
+        deciding |= {c for c in body.calls if _inside(c, test)}
+        for name in names:
+            deciding |= {_unwrap(v) for v in body.assigned.get(name, []) if isinstance(_unwrap(v), cst.Call)}
+    if not deciding:
+        return None
+    return LoopShape(frozenset(), None, tuple(body.sleeps), bound, frozenset(deciding))
+
+
+def _inside(node: cst.CSTNode, tree: cst.CSTNode) -> bool:
+    return tree is node or any(_inside(node, child) for child in tree.children)

@@ -1,0 +1,169 @@
+"""What the retry analysis knows about one module: its functions, its calls,
+the retry scopes around them and what each scope retries.
+
+`retry.RetryProvider` builds a `ModuleModel` in one pass; `tools.ToolRegistry`
+decides which of its calls are writes and which carry an idempotency key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+# How a scope retries.  decorator: a retry decorator on a function; loop: a
+# hand-written `for`/`while` retry loop; attempts: `for attempt in Retrying(...)`;
+# wrapper: `Retrying(...)(fn, ...)`; helper: a function that retries its callable
+# argument; with_retry: LangChain `.with_retry()`; retry_policy: a LangGraph node
+# or task with a `RetryPolicy`.
+KINDS = ("decorator", "loop", "attempts", "wrapper", "helper", "with_retry", "retry_policy")
+
+
+@dataclass(eq=False)
+class RetryScope:
+    kind: str
+    label: str  # how a message names the construct: "tenacity `@retry`"
+    node: cst.CSTNode  # the decorator, loop, or call that makes the retry
+    library: str | None = None  # tenacity, backoff, ...; None when hand-written
+    # role (stop, wait, jitter, predicate) -> the argument that sets it
+    config: dict[str, cst.Arg] = field(default_factory=dict)
+    # hand-written loops only:
+    caught: tuple[str, ...] | None = None  # exception names the loop's handlers catch; () is bare
+    sleeps: tuple[cst.Call, ...] = ()  # the waits between attempts
+    bound: cst.BaseExpression | None = None  # `range(...)` call or `while` test; None: none
+    # a helper scope: the scope inside the helper that retries its callable
+    inner: RetryScope | None = None
+
+    def catches_only(self, names: set[str]) -> bool:
+        """True when every exception this scope retries on is one of `names`."""
+        caught = self.caught
+        predicate = self.config.get("predicate")
+        if caught is None and predicate is not None:
+            caught = tuple(_exception_names(predicate.value))
+        if self.inner is not None and not caught:
+            return self.inner.catches_only(names)
+        return bool(caught) and all(name.rsplit(".", 1)[-1] in names for name in caught)
+
+
+def _exception_names(expr: cst.BaseExpression) -> list[str]:
+    """`ConnectError` / `(A, B)` / `retry_if_exception_type((A, B))` -> names; [] if opaque."""
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        return [_last(expr)]
+    if isinstance(expr, cst.Tuple):
+        names = [_exception_names(el.value) for el in expr.elements]
+        return [n for group in names for n in group] if all(names) else []
+    if isinstance(expr, cst.Call) and _last(expr.func) == "retry_if_exception_type" and expr.args:
+        return _exception_names(expr.args[0].value)
+    return []
+
+
+def _last(expr: cst.BaseExpression) -> str:
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return expr.value if isinstance(expr, cst.Name) else ""
+
+
+@dataclass(eq=False)
+class FunctionFacts:
+    node: cst.FunctionDef | cst.Lambda
+    name: str  # "" for a lambda
+    class_name: str | None  # the class a method is defined in
+    parent: FunctionFacts | None  # the enclosing function of a nested def or lambda
+    params: list[cst.Param]
+    decorators: list[tuple[str | None, cst.Decorator]] = field(default_factory=list)  # resolved name
+    tool_name: str | None = None  # the name an agent calls it by, when it is a tool
+    sites: list[CallSite] = field(default_factory=list)  # calls in its own body
+    assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # name -> values
+    item_keys: dict[str, list[tuple[str, cst.BaseExpression]]] = field(default_factory=dict)
+    scopes: list[RetryScope] = field(default_factory=list)  # decorator / retry-policy scopes
+
+    @property
+    def param_names(self) -> list[str]:
+        return [p.name.value for p in self.params]
+
+    def binds(self, name: str) -> bool:
+        """Whether `name` is a parameter or local here or in an enclosing function."""
+        facts: FunctionFacts | None = self
+        while facts is not None:
+            if name in facts.assigned or name in facts.param_names:
+                return True
+            facts = facts.parent
+        return False
+
+    def values_of(self, name: str) -> list[cst.BaseExpression]:
+        """What `name` is bound to here or in an enclosing function (flow-insensitive)."""
+        facts: FunctionFacts | None = self
+        while facts is not None:
+            if name in facts.assigned or name in facts.param_names:
+                return facts.assigned.get(name, [])
+            facts = facts.parent
+        return []
+
+    def items_of(self, name: str) -> list[tuple[str, cst.BaseExpression]]:
+        """`(key, value)` pairs set on the dict `name` by `name[key] = value` or `.update(...)`."""
+        facts: FunctionFacts | None = self
+        while facts is not None:
+            if name in facts.item_keys:
+                return facts.item_keys[name]
+            facts = facts.parent
+        return []
+
+
+@dataclass(eq=False)
+class CallSite:
+    node: cst.Call
+    callee: str | None  # resolved through imports and object types
+    dotted: str | None  # the syntactic dotted name of `node.func`
+    function: FunctionFacts | None  # the function (or lambda) whose body holds the call
+    frames: tuple[RetryScope, ...]  # loop scopes around it inside that function, innermost first
+
+    @property
+    def method(self) -> str | None:
+        func = self.node.func
+        if isinstance(func, cst.Attribute):
+            return func.attr.value
+        return func.value if isinstance(func, cst.Name) else None
+
+
+@dataclass(eq=False)
+class Retried:
+    """Something a retry scope runs again: a call, or a callable handed to a retry construct."""
+
+    node: cst.CSTNode  # where a finding is reported: the call, or the callable reference
+    target: cst.BaseExpression  # what is called: `node.func`, or the reference
+    carrier: cst.Call  # the call whose arguments reach the target (the call, or the helper call)
+    site: CallSite | None  # the call site, for a direct call
+    function: FunctionFacts | None  # where it is, for resolving names
+    scopes: tuple[RetryScope, ...]  # innermost first
+
+
+@dataclass(eq=False)
+class ModuleModel:
+    functions: dict[str, list[FunctionFacts]] = field(default_factory=dict)  # "f" / "Class.m"
+    sites: list[CallSite] = field(default_factory=list)
+    scopes: list[RetryScope] = field(default_factory=list)
+    retried: list[Retried] = field(default_factory=list)
+    memo: dict[Any, Any] = field(default_factory=dict)  # per-module caches of the registry
+
+    def function(self, name: str) -> FunctionFacts | None:
+        found = self.functions.get(name)
+        return found[-1] if found else None
+
+    def target_function(self, target: cst.BaseExpression, where: FunctionFacts | None) -> FunctionFacts | None:
+        """The module function or method a callee expression names: `f`, `self.m`, `cls.m`."""
+        if isinstance(target, cst.Name):
+            if where is not None and where.binds(target.value):
+                return None
+            return self.function(target.value)
+        if (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value in ("self", "cls")
+        ):
+            owner = where
+            while owner is not None and owner.class_name is None:
+                owner = owner.parent
+            if owner is not None:
+                return self.function(f"{owner.class_name}.{target.attr.value}")
+        return None

@@ -1,0 +1,577 @@
+"""Retry scopes: which code runs again after a failure, and under which construct.
+
+`RetryProvider` gives the `Module` node a `ModuleModel`: every call with the
+loop scopes around it, every function with its decorator and retry-policy
+scopes, the retry helpers of the module, and the list of what each scope
+retries (`ModuleModel.retried`).  Constructs come from `retry.yaml`: library
+decorators and `Retrying` loops, LangChain `.with_retry()`, LangGraph retry
+policies, hand-written loops (see `loops`), and the module's own retry helpers
+(a function that calls its callable parameter inside a retry scope).
+
+The provider extends `CalleeProvider` so that it resolves names in the same
+traversal (a dependent provider would cost one more pass over the tree); its
+per-call values are the callees, its analysis is the value of the Module node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import libcst as cst
+
+from nonatomic.rules.lint.semantics import calls
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.semantics.loops import names_in, retry_loop
+from nonatomic.rules.lint.semantics.model import (
+    CallSite,
+    FunctionFacts,
+    ModuleModel,
+    Retried,
+    RetryScope,
+)
+from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.semantics.tools import tool_pack, words
+
+
+@dataclass(frozen=True)
+class Construct:
+    names: tuple[str, ...]
+    library: str | None
+    forms: tuple[str, ...]
+    roles: dict[str, Any]
+    callable: int | None = None
+
+    def config(self, call: cst.Call | None) -> dict[str, cst.Arg]:
+        """role -> the argument of `call` that sets it."""
+        if call is None:
+            return {}
+        found = {}
+        for role, where in self.roles.items():
+            arg = calls.argument(call, tuple(where.get("keywords", ())), where.get("position"))
+            if arg is not None:
+                found[role] = arg
+        return found
+
+
+@lru_cache(maxsize=None)
+def constructs() -> dict[str, Construct]:
+    """Dotted name -> library retry construct."""
+    by_name = {}
+    for entry in load_pack("retry")["constructs"]:
+        construct = Construct(
+            tuple(entry["names"]), entry.get("library"), tuple(entry["forms"]), entry.get("roles", {}),
+            entry.get("callable"),
+        )
+        for name in construct.names:
+            by_name[name] = construct
+    return by_name
+
+
+@lru_cache(maxsize=None)
+def _pack() -> dict[str, Any]:
+    return load_pack("retry")
+
+
+def _policy_construct() -> Construct:
+    policy = _pack()["retry_policy"]
+    return Construct((), "langgraph", ("decorator",), policy["roles"])
+
+
+def _with_retry_construct() -> Construct:
+    return Construct((), "langchain", ("with_retry",), _pack()["with_retry"]["roles"])
+
+
+def _last(name: str | None) -> str:
+    return (name or "").rsplit(".", 1)[-1]
+
+
+def named_like_retry(name: str | None) -> bool:
+    """An unknown callable whose name says it retries (`retry_with_backoff`, not `retry_delay`)."""
+    pack = _pack()
+    if (name or "").split(".", 1)[0] in pack["libraries"]:
+        return False  # a library the pack knows: its constructs are listed
+    found = words(_last(name))
+    if not found or found[0] in pack["not_retrier_prefixes"] or set(found) & set(pack["predicate_words"]):
+        return False
+    found = found[: found.index("on")] if "on" in found[1:] else found  # `retry_on_error`
+    return bool(set(found) & set(pack["name_words"])) and found[-1] not in pack["not_retrier_nouns"]
+
+
+def _unwrap(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.expression if isinstance(expr, cst.Await) else expr
+
+
+@dataclass(eq=False)
+class _Helper:
+    facts: FunctionFacts
+    param: int | None  # position of the retried callable, when callers pass it
+    scope: RetryScope  # the scope inside the helper that retries the callable
+
+
+class RetryProvider(CalleeProvider):
+    def __init__(self) -> None:
+        super().__init__()
+        self.model = ModuleModel()
+        self._stack: list[FunctionFacts | str] = []  # enclosing functions and class names
+        self._frames: list[list[RetryScope]] = [[]]  # loop scopes open in each function
+        self._loops: dict[cst.CSTNode, RetryScope] = {}
+        self._handlers: dict[cst.ExceptHandler, RetryScope] = {}
+        self._hidden: dict[int, int] = {}
+        self._class_info: dict[str, tuple[list[str], str | None]] = {}  # bases, `name = "..."`
+        self._param_calls: list[tuple[FunctionFacts, str, CallSite]] = []
+        self._only: dict[RetryScope, frozenset[cst.Call]] = {}  # see `LoopShape.only`
+        self._defined: dict[cst.FunctionDef, FunctionFacts] = {}
+
+    # -- where we are ------------------------------------------------------------
+    def _function(self) -> FunctionFacts | None:
+        for entry in reversed(self._stack):
+            if isinstance(entry, FunctionFacts):
+                return entry
+        return None
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        bases = [_last(dotted_name(arg.value)) for arg in node.bases]
+        self._class_info[node.name.value] = (bases, _class_tool_name(node))
+        self._stack.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._stack.pop()
+        super().leave_ClassDef(original_node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # Decorators are resolved where they are written, before the parameters shadow names.
+        decorators = [
+            (self.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator), d)
+            for d in node.decorators
+        ]
+        super().visit_FunctionDef(node)
+        owner = self._stack[-1] if self._stack else None
+        class_name = owner if isinstance(owner, str) else None
+        facts = FunctionFacts(node, node.name.value, class_name, self._function(), _params(node.params), decorators)
+        facts.tool_name = self._tool_name(facts)
+        key = f"{class_name}.{facts.name}" if class_name else facts.name
+        self.model.functions.setdefault(key, []).append(facts)
+        self._defined[node] = facts
+
+    # The body, not the decorators: a decorator's calls run once, outside the function.
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._enter(self._defined.pop(node))
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self._leave()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._enter(FunctionFacts(node, "", None, self._function(), _params(node.params)))
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._leave()
+
+    def _enter(self, facts: FunctionFacts) -> None:
+        self._stack.append(facts)
+        self._frames.append([])
+
+    def _leave(self) -> None:
+        self._stack.pop()
+        self._frames.pop()
+
+    def _tool_name(self, facts: FunctionFacts) -> str | None:
+        pack = tool_pack()
+        for name, decorator in facts.decorators:
+            if _last(name) in pack["tool_decorators"]:
+                given = decorator.decorator
+                if isinstance(given, cst.Call) and given.args and isinstance(given.args[0].value, cst.SimpleString):
+                    return given.args[0].value.evaluated_value  # `@tool("refund_payment")`
+                return facts.name
+        if facts.class_name and facts.name in pack["tool_methods"]:
+            bases, declared = self._class_info.get(facts.class_name, ([], None))
+            if set(bases) & set(pack["tool_base_classes"]):
+                return declared or facts.class_name
+        return None
+
+    # -- loops ---------------------------------------------------------------------
+    def visit_For(self, node: cst.For) -> None:
+        attempts = self._attempts_construct(node.iter)
+        if attempts is not None:
+            construct, call = attempts
+            scope = RetryScope(
+                "attempts", f"{construct.library} `{_last(construct.names[0])}` loop", node,
+                construct.library, construct.config(call),
+            )
+            self._open(node, scope)
+            return
+        self._open_loop(node, f"`for {dotted_name(node.target) or '...'} in ...` retry loop")
+
+    def visit_While(self, node: cst.While) -> None:
+        test = "True" if isinstance(node.test, cst.Name) and node.test.value == "True" else "..."
+        self._open_loop(node, f"`while {test}` retry loop")
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._close(original_node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._close(original_node)
+
+    def _attempts_construct(self, iterable: cst.BaseExpression) -> tuple[Construct, cst.Call | None] | None:
+        candidates: list[cst.BaseExpression] = [iterable]
+        function = self._function()
+        if isinstance(iterable, cst.Name) and function is not None:
+            candidates = function.values_of(iterable.value)  # `retryer = Retrying(...)`
+        for expr in candidates:
+            expr = _unwrap(expr)
+            if isinstance(expr, cst.Call):
+                construct = constructs().get(self.qualify(expr.func) or "")
+                if construct is not None and "loop" in construct.forms:
+                    return construct, expr
+        return None
+
+    def _open_loop(self, node: cst.For | cst.While, label: str) -> None:
+        shape = retry_loop(node, is_counter=self._is_counter, is_sleep=self._is_sleep)
+        if shape is None:
+            return
+        scope = RetryScope("loop", label, node, None, {}, shape.caught, shape.sleeps, shape.bound)
+        self._open(node, scope)
+        for handler in shape.handlers:
+            self._handlers[handler] = scope
+        if shape.only is not None:
+            self._only[scope] = shape.only
+
+    def _open(self, node: cst.CSTNode, scope: RetryScope) -> None:
+        self._loops[node] = scope
+        self._frames[-1].insert(0, scope)
+        self.model.scopes.append(scope)
+
+    def _close(self, node: cst.CSTNode) -> None:
+        scope = self._loops.pop(node, None)
+        if scope is not None:
+            self._frames[-1].remove(scope)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        scope = self._handlers.get(node)
+        if scope is not None:
+            self._hidden[id(scope)] = self._hidden.get(id(scope), 0) + 1
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        scope = self._handlers.get(original_node)
+        if scope is not None:
+            self._hidden[id(scope)] -= 1
+
+    def _is_counter(self, iterable: cst.BaseExpression) -> bool:
+        if not isinstance(iterable, cst.Call):
+            return False
+        if (self.qualify(iterable.func) or "") not in _pack()["counters"]:
+            return False
+        return "len" not in {name for arg in iterable.args for name in names_in(arg.value)}
+
+    def _is_sleep(self, call: cst.Call) -> bool:
+        name = self.qualify(call.func) or dotted_name(call.func) or ""
+        return name in _pack()["sleeps"] or _last(name) == "sleep"
+
+    # -- calls and bindings ------------------------------------------------------------
+    def leave_Call(self, original_node: cst.Call) -> None:
+        super().leave_Call(original_node)
+        function = self._function()
+        frames = tuple(
+            scope
+            for scope in self._frames[-1]
+            if not self._hidden.get(id(scope))
+            and (scope not in self._only or original_node in self._only[scope])
+        )
+        site = CallSite(original_node, self.qualify(original_node.func), dotted_name(original_node.func), function, frames)
+        self.model.sites.append(site)
+        if function is None:
+            return
+        function.sites.append(site)
+        func = original_node.func
+        if isinstance(func, cst.Name):
+            owner = function
+            while owner is not None and func.value not in owner.param_names:
+                owner = owner.parent
+            if owner is not None:
+                self._param_calls.append((owner, func.value, site))
+        elif isinstance(func, cst.Attribute) and func.attr.value in ("update", "setdefault"):
+            target = func.value
+            if isinstance(target, cst.Name):
+                items = function.item_keys.setdefault(target.value, [])
+                for arg in original_node.args:
+                    if arg.keyword is not None:
+                        items.append((arg.keyword.value, arg.value))
+                    elif isinstance(arg.value, cst.Dict):
+                        items += _dict_items(arg.value)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        super().leave_Assign(original_node)
+        function = self._function()
+        if function is None:
+            return
+        for target in original_node.targets:
+            self._record_binding(function, target.target, original_node.value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        super().leave_AnnAssign(original_node)
+        function = self._function()
+        if function is not None and original_node.value is not None:
+            self._record_binding(function, original_node.target, original_node.value)
+
+    @staticmethod
+    def _record_binding(function: FunctionFacts, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            function.assigned.setdefault(target.value, []).append(value)
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and target.slice:
+            index = target.slice[0].slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+                key = index.value.evaluated_value
+                if isinstance(key, str):
+                    function.item_keys.setdefault(target.value.value, []).append((key, value))
+
+    # -- the module, once it is all seen ------------------------------------------------------
+    def leave_Module(self, original_node: cst.Module) -> None:
+        _Resolver(self.model, self._param_calls).run()
+        self.set_metadata(original_node, self.model)
+
+
+class _Resolver:
+    """Turns what the traversal saw into scopes and retried things (order matters:
+    decorator and policy scopes first, then helpers, which may use them)."""
+
+    def __init__(self, model: ModuleModel, param_calls: list[tuple[FunctionFacts, str, CallSite]]) -> None:
+        self.model = model
+        self.param_calls = param_calls
+        self.helpers: dict[int, _Helper] = {}  # id(FunctionFacts) -> helper
+        self.site_of = {id(site.node): site for site in model.sites}
+
+    def run(self) -> None:
+        all_functions = [f for group in self.model.functions.values() for f in group]
+        for facts in all_functions:
+            self._library_decorators(facts)
+        self._policies()
+        for _ in range(4):  # helpers built on helpers; a few rounds reach a fixed point
+            changed = self._find_helpers()
+            for facts in all_functions:
+                changed |= self._helper_decorators(facts)
+            if not changed:
+                break
+        self._retried()
+
+    # -- scopes on functions ----------------------------------------------------------------
+    def _add(self, facts: FunctionFacts, scope: RetryScope) -> None:
+        facts.scopes.append(scope)
+        self.model.scopes.append(scope)
+
+    def _library_decorators(self, facts: FunctionFacts) -> None:
+        policy = _pack()["retry_policy"]
+        for name, decorator in facts.decorators:
+            call = decorator.decorator if isinstance(decorator.decorator, cst.Call) else None
+            construct = constructs().get(name or "")
+            if construct is not None and "decorator" in construct.forms:
+                label = f"{construct.library} `@{_last(name)}`"
+                self._add(facts, RetryScope("decorator", label, decorator, construct.library, construct.config(call)))
+            elif name in policy["decorators"] and call is not None and _retry_policy_arg(call):
+                self._add(facts, self._policy_scope(decorator, f"`@{_last(name)}`", _retry_policy_arg(call)))
+            elif (
+                construct is None
+                and name is not None
+                and "." in name
+                and named_like_retry(name)
+                and self.model.function(name) is None
+            ):
+                # An imported retry decorator of a library (or package) the pack does not know.
+                self._add(facts, RetryScope("decorator", f"`@{_last(name)}`", decorator))
+
+    def _policy_scope(self, node: cst.CSTNode, where: str, arg: cst.Arg) -> RetryScope:
+        config = {}
+        if isinstance(arg.value, cst.Call):
+            config = _policy_construct().config(arg.value)
+        return RetryScope("retry_policy", f"LangGraph `RetryPolicy` on {where}", node, "langgraph", config)
+
+    def _policies(self) -> None:
+        """`builder.add_node("refund", refund_node, retry_policy=RetryPolicy(...))`."""
+        for site in self.model.sites:
+            if site.method not in _pack()["retry_policy"]["add_node"]:
+                continue
+            arg = _retry_policy_arg(site.node)
+            if arg is None:
+                continue
+            plain = calls.positional(site.node)
+            node_arg = plain[1] if len(plain) > 1 else (plain[0] if plain else None)
+            if node_arg is None:
+                continue
+            target = node_arg.value
+            where = f"node `{dotted_name(target) or 'lambda'}`"
+            scope = self._policy_scope(site.node, where, arg)
+            facts = self.model.target_function(target, site.function)
+            if facts is not None:
+                self._add(facts, scope)
+            elif isinstance(target, cst.Call) and _last(dotted_name(target.func)) == "ToolNode" and target.args:
+                tools = target.args[0].value
+                if isinstance(tools, (cst.List, cst.Tuple)):
+                    self.model.scopes.append(scope)
+                    for element in tools.elements:
+                        self._reference(element.value, site, scope)
+
+    def _helper_decorators(self, facts: FunctionFacts) -> bool:
+        changed = False
+        known = {id(s.node) for s in facts.scopes}
+        for name, decorator in facts.decorators:
+            if id(decorator) in known or name is None:
+                continue
+            helper_facts = self.model.function(name)
+            helper = self.helpers.get(id(helper_facts)) if helper_facts is not None else None
+            if helper is None and named_like_retry(name) and "." not in name and helper_facts is None:
+                self._add(facts, RetryScope("decorator", f"`@{name}`", decorator))
+                changed = True
+            elif helper is not None:
+                label = f"retry decorator `@{name}`"
+                self._add(facts, RetryScope("decorator", label, decorator, None, {}, inner=helper.scope))
+                changed = True
+        return changed
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _find_helpers(self) -> bool:
+        changed = False
+        for owner, param, site in self.param_calls:
+            scopes = self._scopes_of(site)
+            if scopes:
+                changed |= self._helper(owner, param, scopes[0])
+        # A function that hands its callable parameter to a retry helper is one too.
+        for site in self.model.sites:
+            helper, position = self._helper_at(site)
+            if helper is None or site.function is None:
+                continue
+            arg = _callable_arg(site.node, position)
+            if isinstance(arg, cst.Name):
+                owner = site.function
+                while owner is not None and arg.value not in owner.param_names:
+                    owner = owner.parent
+                if owner is not None:
+                    changed |= self._helper(owner, arg.value, helper)
+        return changed
+
+    def _helper(self, owner: FunctionFacts, param: str, scope: RetryScope) -> bool:
+        top = owner
+        while top.parent is not None:
+            top = top.parent
+        if id(top) in self.helpers or not top.name:
+            return False
+        position = owner.param_names.index(param) if top is owner else None
+        if position is not None and owner.class_name and owner.param_names[:1] in (["self"], ["cls"]):
+            position -= 1
+        self.helpers[id(top)] = _Helper(top, position, scope)
+        return True
+
+    def _helper_at(self, site: CallSite) -> tuple[RetryScope | None, int | None]:
+        """The retry scope a call hands its callable argument to, and the argument's position."""
+        construct = constructs().get(site.callee or "")
+        if construct is not None and "helper" in construct.forms:
+            return RetryScope("helper", f"`{_last(site.callee)}`", site.node, construct.library,
+                              construct.config(site.node)), construct.callable
+        facts = self.model.target_function(site.node.func, site.function)
+        helper = self.helpers.get(id(facts)) if facts is not None else None
+        if helper is not None and helper.param is not None:
+            name = dotted_name(site.node.func) or helper.facts.name
+            return RetryScope("helper", f"retry helper `{name}`", site.node, None, {}, inner=helper.scope), helper.param
+        if facts is None and site.callee and named_like_retry(site.callee) and site.method != "with_retry":
+            return RetryScope("helper", f"retry helper `{site.dotted or site.callee}`", site.node), 0
+        return None, None
+
+    def _scopes_of(self, site: CallSite) -> tuple[RetryScope, ...]:
+        own = tuple(site.function.scopes) if site.function is not None else ()
+        return site.frames + own
+
+    # -- what is retried ----------------------------------------------------------------------
+    def _retried(self) -> None:
+        by_lambda: dict[int, list[CallSite]] = {}
+        for site in self.model.sites:
+            if site.function is not None and isinstance(site.function.node, cst.Lambda):
+                by_lambda.setdefault(id(site.function.node), []).append(site)
+        for site in self.model.sites:
+            scopes = self._scopes_of(site)
+            if scopes:
+                self.model.retried.append(Retried(site.node, site.node.func, site.node, site, site.function, scopes))
+            scope, position = self._helper_at(site)
+            if scope is None:
+                scope, position = self._wrapper_at(site)
+            if scope is not None:
+                self.model.scopes.append(scope)
+                self._handed(site, _callable_arg(site.node, position), scope, by_lambda)
+            elif site.method == _pack()["with_retry"]["method"] and isinstance(site.node.func, cst.Attribute):
+                scope = RetryScope(
+                    "with_retry", "LangChain `.with_retry()`", site.node, "langchain",
+                    _with_retry_construct().config(site.node),
+                )
+                self.model.scopes.append(scope)
+                self._reference(site.node.func.value, site, scope)
+
+    def _wrapper_at(self, site: CallSite) -> tuple[RetryScope | None, int | None]:
+        """`Retrying(...)(fn, *args)` and `retry(...)(fn)`: the first argument is retried."""
+        func = site.node.func
+        if not isinstance(func, cst.Call):
+            return None, None
+        inner = self.site_of.get(id(func))
+        construct = constructs().get(inner.callee or "") if inner is not None else None
+        if construct is None or "wrapper" not in construct.forms:
+            return None, None
+        label = f"{construct.library} `{_last(construct.names[0])}(...)(...)`"
+        return RetryScope("wrapper", label, site.node, construct.library, construct.config(func)), 0
+
+    def _handed(self, site: CallSite, arg: cst.BaseExpression | None, scope: RetryScope,
+                by_lambda: dict[int, list[CallSite]]) -> None:
+        if isinstance(arg, cst.Lambda):
+            for inner in by_lambda.get(id(arg), []):
+                self.model.retried.append(
+                    Retried(inner.node, inner.node.func, inner.node, inner, inner.function, inner.frames + (scope,))
+                )
+        elif isinstance(arg, cst.Call) and _last(dotted_name(arg.func)) == "partial" and arg.args:
+            self.model.retried.append(Retried(arg.args[0].value, arg.args[0].value, arg, None, site.function, (scope,)))
+        elif arg is not None:
+            self._reference(arg, site, scope)
+
+    def _reference(self, target: cst.BaseExpression, site: CallSite, scope: RetryScope) -> None:
+        if isinstance(target, (cst.Name, cst.Attribute)):
+            self.model.retried.append(Retried(target, target, site.node, None, site.function, (scope,)))
+
+
+def _params(params: cst.Parameters) -> list[cst.Param]:
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
+def _retry_policy_arg(call: cst.Call) -> cst.Arg | None:
+    arg = calls.keyword(call, *_pack()["retry_policy"]["keywords"])
+    return None if arg is None or calls.is_none(arg.value) else arg
+
+
+def _callable_arg(call: cst.Call, position: int | None) -> cst.BaseExpression | None:
+    plain = calls.positional(call)
+    if position is not None and position < len(plain):
+        return plain[position].value
+    return None
+
+
+def _dict_items(node: cst.Dict) -> list[tuple[str, cst.BaseExpression]]:
+    items = []
+    for element in node.elements:
+        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+            key = element.key.evaluated_value
+            if isinstance(key, str):
+                items.append((key, element.value))
+    return items
+
+
+def _class_tool_name(node: cst.ClassDef) -> str | None:
+    """A CrewAI-style tool's `name = "..."` (or `name: str = "..."`) class attribute."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            target = value = None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target, value = small.targets[0].target, small.value
+            elif isinstance(small, cst.AnnAssign):
+                target, value = small.target, small.value
+            if isinstance(target, cst.Name) and target.value == "name" and isinstance(value, cst.SimpleString):
+                evaluated = value.evaluated_value
+                return evaluated if isinstance(evaluated, str) else None
+    return None

@@ -1,0 +1,427 @@
+"""Mutable state: which values are mutable containers, which statements mutate
+them, which names a scope binds, and which functions run at import time.
+
+Scoping is done by hand on purpose: libcst's ScopeProvider costs several times
+a parse, while the rules about shared state only need to know, for the few
+names that look like shared containers, whether a function rebinds them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from nonatomic.rules.lint.semantics.callees import dotted_name
+
+# Constructor (as `CalleeProvider` resolves it; bare when not imported) -> shown kind.
+_CONSTRUCTORS = {
+    "dict": "dict",
+    "list": "list",
+    "set": "set",
+    "bytearray": "bytearray",
+    **{
+        name: short
+        for short in ("defaultdict", "OrderedDict", "Counter", "deque", "ChainMap")
+        for name in (short, f"collections.{short}")
+    },
+    **{
+        name: short
+        for short in ("WeakValueDictionary", "WeakKeyDictionary", "WeakSet")
+        for name in (short, f"weakref.{short}")
+    },
+}
+
+MUTATING_METHODS = frozenset(
+    {
+        # list / deque
+        "append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
+        "appendleft", "extendleft", "popleft", "rotate",
+        # dict / OrderedDict / Counter
+        "update", "setdefault", "popitem", "move_to_end", "subtract",
+        # set
+        "add", "discard", "difference_update", "intersection_update",
+        "symmetric_difference_update",
+        "__setitem__", "__delitem__",
+    }
+)
+
+# Parameter names (after underscores are dropped) and annotation endings that hold a function or class.
+_CALLABLE_WORDS = (
+    "fn", "func", "function", "callback", "handler", "hook", "factory", "cls", "class",
+    "klass", "plugin", "translator", "decorator", "wrapped", "decorated", "method", "tool",
+)
+_CALLABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__"})
+# Hooks Python runs while a class statement executes (at import time).
+CLASS_CREATION_HOOKS = frozenset({"__init_subclass__", "__set_name__"})
+
+Callee = Callable[[cst.Call], "str | None"]
+
+
+def container_kind(expr: cst.BaseExpression, callee: Callee) -> str | None:
+    """`dict`, `list`, `defaultdict`... when `expr` builds a fresh mutable container."""
+    if isinstance(expr, (cst.Dict, cst.DictComp)):
+        return "dict"
+    if isinstance(expr, (cst.List, cst.ListComp)):
+        return "list"
+    if isinstance(expr, (cst.Set, cst.SetComp)):
+        return "set"
+    if isinstance(expr, cst.Call):
+        name = callee(expr)
+        return _CONSTRUCTORS.get(name) if name else None
+    return None
+
+
+def access_chain(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """`expr` and what it reaches into, down to the container it belongs to:
+    `STATE[u]["items"]`, `STATE.get(u)` and `STATE.setdefault(u, [])` all lead to
+    `STATE` (mutating what they return mutates what STATE holds)."""
+    while True:
+        yield expr
+        if isinstance(expr, cst.Subscript):
+            expr = expr.value
+        elif (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value in ("get", "setdefault")
+        ):
+            expr = expr.func.value
+        else:
+            return
+
+
+def container_root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    *_, root = access_chain(expr)
+    return root
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    """The names an assignment target binds (`a, (b, *c)` binds a, b and c)."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
+
+
+def stored_containers(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The containers an assignment or `del` target writes into (`X` for `X[k] = v`)."""
+    if isinstance(target, cst.Subscript):
+        yield container_root(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from stored_containers(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from stored_containers(target.value)
+
+
+def mutated_by_call(call: cst.Call) -> cst.BaseExpression | None:
+    """The container `X` of `X.append(...)`, `X.update(...)` and the other mutating methods."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
+        return container_root(func.value)
+    return None
+
+
+_LOCK_NAME = re.compile(r"(?:^|_)(?:r?locks?|mutex|guard)(?:$|_)")
+
+
+def holds_lock(node: cst.With) -> bool:
+    """`with self._lock:`, `with _cache_guard:`, `with lock_for(key):`: code that
+    knows its state is shared and serialises access to it."""
+    for item in node.items:
+        expr = item.item.func if isinstance(item.item, cst.Call) else item.item
+        name = dotted_name(expr)
+        if name and _LOCK_NAME.search(name.rsplit(".", 1)[-1].lower()):
+            return True
+    return False
+
+
+def is_main_guard(node: cst.If) -> bool:
+    """`if __name__ == "__main__":`"""
+    test = node.test
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    names = [s.value for s in sides if isinstance(s, cst.Name)]
+    strings = [s.evaluated_value for s in sides if isinstance(s, cst.SimpleString)]
+    return (
+        isinstance(test.comparisons[0].operator, cst.Equal)
+        and names == ["__name__"]
+        and strings == ["__main__"]
+    )
+
+
+@dataclass
+class ScopeNames:
+    """What one function (or the module) does with names in its own body."""
+
+    bound: dict[str, cst.CSTNode] = field(default_factory=dict)  # name -> first binding
+    globals: dict[str, cst.Global] = field(default_factory=dict)
+    nonlocals: set[str] = field(default_factory=set)
+    returned: set[str] = field(default_factory=set)  # plain names in `return NAME`
+    # `NAME = value` and `NAME: annotation = value`, in order: (name, value, annotation, statement)
+    assignments: list[tuple[str, cst.BaseExpression | None, cst.Annotation | None, cst.CSTNode]] = field(
+        default_factory=list
+    )
+
+
+class _Binder(cst.CSTVisitor):
+    """Collects a scope's bindings without entering nested functions and classes
+    (their names bind here, their bodies are other scopes); comprehension
+    variables are not collected, as Python 3 keeps them in their own scope."""
+
+    def __init__(self, names: ScopeNames) -> None:
+        super().__init__()
+        self.names = names
+
+    def _bind(self, name: cst.Name, node: cst.CSTNode) -> None:
+        self.names.bound.setdefault(name.value, node)
+
+    def _bind_target(self, target: cst.BaseExpression, node: cst.CSTNode) -> None:
+        for name in target_names(target):
+            self._bind(name, node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._bind(node.name, node)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._bind(node.name, node)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind_target(target.target, node)
+            self._record(target.target, node.value, None, node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind_target(node.target, node)  # an annotation alone makes a name local
+        self._record(node.target, node.value, node.annotation, node)
+
+    def _record(self, target, value, annotation, node) -> None:
+        if isinstance(target, cst.Name):
+            self.names.assignments.append((target.value, value, annotation, node))
+        elif (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)
+        ):
+            for name, item in zip(target.elements, value.elements):
+                self._record(name.value, item.value, None, node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind_target(node.target, node)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind_target(node.target, node)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind_target(node.target, node)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind_target(node.asname.name, node)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._bind_target(node.name.name, node)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._bind_target(node.target, node)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            if alias.asname is not None:
+                self._bind_target(alias.asname.name, node)
+            else:
+                root = dotted_name(alias.name)
+                if root:
+                    self.names.bound.setdefault(root.split(".", 1)[0], node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            if alias.asname is not None:
+                self._bind_target(alias.asname.name, node)
+            elif isinstance(alias.name, cst.Name):
+                self._bind(alias.name, node)
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self._bind(node.name, node)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self._bind(node.name, node)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self._bind(node.rest, node)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self.names.globals.setdefault(item.name.value, node)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.nonlocals.update(item.name.value for item in node.names)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if isinstance(node.value, cst.Name):
+            self.names.returned.add(node.value.value)
+
+
+def parameters(node: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
+    params = node.params
+    found = [*params.posonly_params, *params.params, *params.kwonly_params]
+    found += [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
+    return found
+
+
+def scope_names(node: cst.FunctionDef | cst.Lambda | cst.ClassDef | cst.Module) -> ScopeNames:
+    """The names a function, class body or module binds in its own scope."""
+    names = ScopeNames()
+    if isinstance(node, cst.Module):
+        for statement in node.body:
+            statement.visit(_Binder(names))
+        return names
+    if isinstance(node, cst.ClassDef):
+        node.body.visit(_Binder(names))
+        return names
+    for param in parameters(node):
+        names.bound.setdefault(param.name.value, param)
+    node.body.visit(_Binder(names))
+    return names
+
+
+def looks_callable(param: cst.Param) -> bool:
+    """Whether a parameter, by its name or annotation, holds a function or class."""
+    name = param.name.value.lower().replace("_", "")
+    if name in {"f", "fn"} or name.endswith(_CALLABLE_WORDS):
+        return True
+    if param.annotation is None:
+        return False
+    annotation = code_of(param.annotation.annotation)
+    words = re.split(r"[\[\].|, ]+", annotation.strip("\"'"))
+    return (
+        "Callable" in annotation
+        or annotation.lower().startswith("type[")
+        or any(word.lower().endswith(_CALLABLE_WORDS) for word in words if word)
+    )
+
+
+def is_registrar(node: cst.FunctionDef, names: ScopeNames) -> bool:
+    """A decorator or registration hook: it hands back a function or class it was
+    given (`def register(fn): REGISTRY[fn.__name__] = fn; return fn`), so it runs
+    when the decorated definition runs, normally at import time."""
+    returns = code_of(node.returns.annotation) if node.returns is not None else None
+    for param in parameters(node):
+        name = param.name.value
+        if name not in names.returned:
+            continue
+        if looks_callable(param) or _reads_dunder(node.body, name):
+            return True
+        # A type variable handed straight back: `def register(obj: T) -> T`.
+        if param.annotation is not None and code_of(param.annotation.annotation) == returns:
+            return True
+    return False
+
+
+def stored_value(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """What a mutation puts into its container: `v` of `X[k] = v`, `X.append(v)`,
+    `X.setdefault(k, v)`; None for removals and in-place operators."""
+    if isinstance(node, cst.Assign):
+        return node.value
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value in {"append", "add", "insert", "setdefault", "appendleft", "__setitem__"}:
+            args = [arg for arg in node.args if arg.keyword is None and not arg.star]
+            return args[-1].value if args else None
+    return None
+
+
+def stores_callable_parameter(node: cst.CSTNode, function: cst.FunctionDef | cst.Lambda) -> bool:
+    """Whether a mutation stores a function or class the function was given,
+    directly or in a literal (`HOOKS[point].append(hook)`, `T[k] = {"run": fn}`)."""
+    callables = {p.name.value for p in parameters(function) if looks_callable(p)}
+    value = stored_value(node)
+    if value is None or not callables:
+        return False
+    if isinstance(value, (cst.Dict, cst.Tuple, cst.List)):
+        parts = [getattr(e, "value", None) for e in value.elements]
+    else:
+        parts = [value]
+    return any(isinstance(part, cst.Name) and part.value in callables for part in parts)
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """The source text of a node."""
+    return cst.Module([]).code_for_node(node)
+
+
+class _DunderReader(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name, self.found = name, False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if (
+            isinstance(node.value, cst.Name)
+            and node.value.value == self.name
+            and node.attr.value in _CALLABLE_DUNDERS
+        ):
+            self.found = True
+
+
+def _reads_dunder(body: cst.CSTNode, name: str) -> bool:
+    """Whether the body reads `name.__name__` (or `__qualname__`, `__module__`)."""
+    reader = _DunderReader(name)
+    body.visit(reader)
+    return reader.found
+
+
+class ScopeTracker:
+    """A mixin for rules: the classes, functions and lambdas whose body the
+    traversal is in (decorators and defaults belong to the enclosing scope), and
+    how many `with <lock>:` blocks it is in."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.scopes: list[cst.CSTNode] = []
+        self.locks_held = 0
+
+    def innermost_function(self) -> cst.FunctionDef | cst.Lambda | None:
+        return next((s for s in reversed(self.scopes) if not isinstance(s, cst.ClassDef)), None)
+
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self.scopes.append(node)
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    def visit_Lambda_body(self, node: cst.Lambda) -> None:
+        self.scopes.append(node)
+
+    def leave_Lambda_body(self, node: cst.Lambda) -> None:
+        self.scopes.pop()
+
+    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self.scopes.append(node)
+
+    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self.scopes.pop()
+
+    def visit_With(self, node: cst.With) -> None:
+        if holds_lock(node):
+            self.locks_held += 1
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if holds_lock(original_node):
+            self.locks_held -= 1

@@ -1,0 +1,381 @@
+"""The tool registry: which calls are writes, how bad their side effect is, and
+where their idempotency key is.
+
+Defaults come from `tools.yaml`; `[tool.nonatomic.tools]` extends them
+(`write`, `read`, `idempotency_keys`, `levels`).  A `write`/`read` entry that is
+one word is a verb (`write = ["disburse"]` makes `disburse_funds` a write);
+any other entry is a glob over a call's dotted or last name (`charge_card`,
+`billing.*.preview`).
+
+A verb alone is not enough to call something a tool: `d.update(x)`,
+`cache.set(k, v)` and `lock.release()` are not.  A call is a write when it is a
+known SDK write, a function or tool of the module whose body writes (or whose
+tool name is a write), or a name with a write verb on a receiver that looks
+like an external client (`crm.tickets.create`, `self.http.post`) — without
+such a receiver the name must say what it writes (`create_ticket`) or use a
+verb that is never container plumbing (`refund`, `charge`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from typing import Any
+
+import libcst as cst
+
+from nonatomic.rules.lint.semantics import calls
+from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
+from nonatomic.rules.lint.semantics.packs import load_pack
+
+LEVELS = ("none", "low", "high", "irreversible")
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_HTTP_WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+_TABLE_LISTS = ("write", "read", "idempotency_keys")
+
+
+def tool_pack() -> dict[str, Any]:
+    return load_pack("tools")
+
+
+def words(name: str) -> list[str]:
+    """`create_ticket`, `createTicket`, `CreateTicket` -> ["create", "ticket"]."""
+    return [w.lower() for w in _WORD.findall(name)]
+
+
+def _normal_key(name: str) -> str:
+    return name.replace("-", "").replace("_", "").lower()
+
+
+def validate_tools_table(table: Any) -> list[str]:
+    """What is wrong with a `[tool.nonatomic.tools]` table (empty when nothing)."""
+    if not isinstance(table, Mapping):
+        return ["[tool.nonatomic.tools] must be a table"]
+    errors = []
+    for key, value in table.items():
+        if key in _TABLE_LISTS:
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                errors.append(f"[tool.nonatomic.tools] `{key}` must be a list of names")
+        elif key == "levels":
+            if not isinstance(value, Mapping):
+                errors.append("[tool.nonatomic.tools] `levels` must be a table of name = level")
+                continue
+            for name, level in value.items():
+                if level not in LEVELS:
+                    errors.append(
+                        f"[tool.nonatomic.tools.levels] `{name}`: level must be one of {', '.join(LEVELS)}"
+                    )
+        elif key == "types":
+            if not isinstance(value, Mapping) or not all(
+                isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()
+            ):
+                errors.append("[tool.nonatomic.tools] `types` must be a table of type = [constructors]")
+        else:
+            known = ", ".join([*_TABLE_LISTS, "levels", "types"])
+            errors.append(f"[tool.nonatomic.tools] unknown key `{key}` (known: {known})")
+    return errors
+
+
+@dataclass(frozen=True)
+class Write:
+    name: str  # the call as a message names it: `crm.tickets.create`
+    level: str  # a LEVELS entry other than "none"
+    via: str | None = None  # for a module function: the write it makes (`requests.post`)
+
+
+class ToolRegistry:
+    def __init__(self, table: Mapping[str, Any] | None = None) -> None:
+        pack = tool_pack()
+        table = table or {}
+        self.verb_level = {verb: level for level, verbs in pack["write_verbs"].items() for verb in verbs}
+        self.read_verbs = set(pack["read_verbs"])
+        self.ambiguous = set(pack["ambiguous_alone"])
+        self.in_process = set(pack["in_process_nouns"])
+        self.client_words = set(pack["client_words"])
+        self.not_tools = set(pack["not_tools"])
+        self.not_writes = set(pack["not_writes"])
+        self.invocations = set(pack["tool_invocations"])
+        self.local_hosts = tuple(pack["local_hosts"])
+        self.levels: dict[str, str] = dict(table.get("levels", {}))
+        self.write_globs, self.read_globs = [], []
+        for entry in table.get("write", []):
+            if _is_word(entry):
+                self.verb_level[entry.lower()] = self.levels.get(entry, "high")
+                self.read_verbs.discard(entry.lower())
+            else:
+                self.write_globs.append(entry)
+        for entry in table.get("read", []):
+            if _is_word(entry):
+                self.read_verbs.add(entry.lower())
+                self.verb_level.pop(entry.lower(), None)
+            else:
+                self.read_globs.append(entry)
+        self.sdk = [(entry, tuple(entry["calls"])) for entry in pack["sdk"]]
+        self.key_names = {_normal_key(k) for k in [*pack["idempotency_keys"], *table.get("idempotency_keys", [])]}
+
+    @classmethod
+    def for_table(cls, table: Mapping[str, Any] | None) -> ToolRegistry:
+        return _registry(json.dumps(table or {}, sort_keys=True, default=str))
+
+    # -- names -------------------------------------------------------------------------
+    def name_level(self, name: str) -> tuple[str | None, bool]:
+        """The write level a name's verb gives, and whether the verb is the whole name."""
+        found = words(name)
+        for i, word in enumerate(found):
+            level = self.verb_level.get(word)
+            if level is not None:
+                if i + 1 < len(found) and found[-1] in self.in_process:
+                    return None, False  # `create_task`, `add_handler`: plumbing
+                return self.levels.get(name, level), len(found) == 1
+            if word in self.read_verbs:
+                if found[i + 1 : i + 2] in (["or"], ["and"]) and found[i + 2 : i + 3]:
+                    joined = self.verb_level.get(found[i + 2])  # `get_or_create`
+                    return (self.levels.get(name, joined), False) if joined else (None, False)
+                return None, False
+        return None, False
+
+    def _user_kind(self, names: list[str | None]) -> str | None:
+        for name in filter(None, names):
+            if any(fnmatchcase(name, glob) for glob in self.read_globs):
+                return "read"
+            if any(fnmatchcase(name, glob) for glob in self.write_globs):
+                return "write"
+        return None
+
+    def is_key_name(self, name: str) -> bool:
+        return _normal_key(name) in self.key_names
+
+    def _client_like(self, receiver: cst.BaseExpression) -> bool:
+        return bool(set(_receiver_words(receiver)) & self.client_words)
+
+    # -- writes -----------------------------------------------------------------------------
+    def write_of(
+        self,
+        target: cst.BaseExpression,
+        *,
+        callee: str | None,
+        carrier: cst.Call,
+        where: FunctionFacts | None,
+        model: ModuleModel,
+    ) -> Write | None:
+        """The write that calling `target` (with `carrier`'s arguments) makes, if any."""
+        method = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", None)
+        if not isinstance(method, str):
+            return None
+        dotted = dotted_name(target)
+        shown = dotted or method
+        kind = self._user_kind([callee, dotted, method])
+        if kind == "read":
+            return None
+        if kind == "write":
+            return Write(shown, self.levels.get(method, "high"))
+        if callee is not None:
+            sdk = self._sdk_write(callee, method, carrier)
+            if sdk is not None:
+                return Write(shown, sdk) if sdk != "none" else None
+            if callee.split(".", 1)[0] in self.not_tools:
+                return None
+        facts = model.target_function(target, where)
+        if facts is None and method in self.invocations and isinstance(target, cst.Attribute):
+            tool = model.target_function(target.value, where)
+            facts = tool if tool is not None and tool.tool_name else None
+        if facts is not None:
+            return self.function_write(facts, model)
+        if method in self.not_writes:
+            return None
+        level, alone = self.name_level(method)
+        if level is None:
+            return None
+        receiver = target.value if isinstance(target, cst.Attribute) else None
+        if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+            return None  # a method the module does not define: framework plumbing
+        client = receiver is not None and self._client_like(receiver)
+        if not client and (level == "low" or (alone and words(method)[0] in self.ambiguous)):
+            return None
+        if method.upper() in _HTTP_WRITES and self._local(carrier):
+            return None
+        return Write(shown, level)
+
+    def _sdk_write(self, callee: str, method: str, carrier: cst.Call) -> str | None:
+        """The level of a known SDK call ("none" for a known non-write); None if unknown."""
+        for entry, patterns in self.sdk:
+            if not any(fnmatchcase(callee, pattern) for pattern in patterns):
+                continue
+            if "method" in entry:
+                where = entry["method"]
+                arg = calls.argument(carrier, (where["keyword"],), where.get("position"))
+                given = arg.value.evaluated_value if arg and isinstance(arg.value, cst.SimpleString) else None
+                if not isinstance(given, str) or given.upper() not in _HTTP_WRITES:
+                    return "none"
+            if entry.get("http") and self._local(carrier):
+                return "none"
+            if entry.get("verbs"):
+                return self.name_level(method)[0] or "none"
+            return entry.get("level", "high")
+        return None
+
+    def _local(self, carrier: cst.Call) -> bool:
+        """The request goes to this machine (a URL literal naming a local host)."""
+        for arg in carrier.args:
+            if arg.keyword is None or arg.keyword.value == "url":
+                text = _string_start(arg.value)
+                if text is not None:
+                    return any(host in text for host in self.local_hosts)
+        return False
+
+    def function_write(self, facts: FunctionFacts, model: ModuleModel) -> Write | None:
+        """A module function or tool is a write when its tool name or its body says so."""
+        memo_key = ("write", id(facts))
+        if memo_key in model.memo:
+            return model.memo[memo_key]
+        model.memo[memo_key] = None  # recursion: assume no write while deciding
+        name = facts.tool_name or facts.name
+        result = None
+        kind = self._user_kind([name, facts.name])
+        first_verb = next((w for w in words(name) if w in self.verb_level or w in self.read_verbs), None)
+        if kind == "write":
+            result = Write(name, self.levels.get(name, "high"))
+        elif kind is None and first_verb not in self.read_verbs:
+            level = self.name_level(name)[0] if facts.tool_name else None
+            if level is not None:
+                result = Write(name, level)
+            for site in facts.sites:
+                inner = self.write_of(site.node.func, callee=site.callee, carrier=site.node, where=facts, model=model)
+                if inner is not None:
+                    result = Write(name, _max_level(inner.level, result.level if result else "low"),
+                                   inner.via or inner.name)
+                    break
+        model.memo[memo_key] = result
+        return result
+
+    def retried_write(self, retried: Retried, model: ModuleModel) -> Write | None:
+        callee = retried.site.callee if retried.site is not None else None
+        return self.write_of(retried.target, callee=callee, carrier=retried.carrier, where=retried.function, model=model)
+
+    # -- idempotency keys ----------------------------------------------------------------------
+    def idempotency_key_of(self, carrier: cst.Call, where: FunctionFacts | None) -> cst.BaseExpression | None:
+        """The expression a call passes as its idempotency key: a keyword, a header, a
+        payload field (followed through local variables).  A `**kwargs` may carry one:
+        it is returned as is."""
+        for arg in carrier.args:
+            if arg.star == "**":
+                return arg.value
+            if arg.keyword is not None and self.is_key_name(arg.keyword.value):
+                return arg.value
+            found = self._key_in(arg.value, where, 0)
+            if found is not None:
+                return found
+        return None
+
+    def _key_in(self, expr: cst.BaseExpression, where: FunctionFacts | None, depth: int) -> cst.BaseExpression | None:
+        if depth > 3:
+            return None
+        if isinstance(expr, cst.Await):
+            expr = expr.expression
+        if isinstance(expr, cst.Dict):
+            for element in expr.elements:
+                if isinstance(element, cst.DictElement):
+                    key = _string_start(element.key)
+                    if key is not None and self.is_key_name(key):
+                        return element.value
+                found = self._key_in(element.value, where, depth + 1)
+                if found is not None:
+                    return found
+        elif isinstance(expr, cst.Call):
+            for arg in expr.args:
+                if arg.keyword is not None and self.is_key_name(arg.keyword.value):
+                    return arg.value
+                found = self._key_in(arg.value, where, depth + 1)
+                if found is not None:
+                    return found
+        elif isinstance(expr, cst.Name) and where is not None:
+            for key, value in where.items_of(expr.value):
+                if self.is_key_name(key):
+                    return value
+            for value in where.values_of(expr.value):
+                found = self._key_in(value, where, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def key_of_retried(self, retried: Retried, model: ModuleModel) -> cst.CSTNode | None:
+        """The idempotency key reaching a retried write: passed at the call, a key
+        parameter the callee requires, or the keys the callee's own writes pass."""
+        key = self.idempotency_key_of(retried.carrier, retried.function)
+        if key is not None:
+            return key
+        facts = model.target_function(retried.target, retried.function)
+        if facts is None and isinstance(retried.target, cst.Attribute):
+            facts = model.target_function(retried.target.value, retried.function)  # `tool.invoke`
+        return self._key_inside(facts, model) if facts is not None else None
+
+    def _key_inside(self, facts: FunctionFacts, model: ModuleModel) -> cst.CSTNode | None:
+        memo_key = ("key", id(facts))
+        if memo_key in model.memo:
+            return model.memo[memo_key]
+        model.memo[memo_key] = None
+        found: cst.CSTNode | None = next((p for p in facts.params if self.is_key_name(p.name.value)), None)
+        if found is None:
+            keys = []
+            for site in facts.sites:
+                write = self.write_of(site.node.func, callee=site.callee, carrier=site.node, where=facts, model=model)
+                if write is None:
+                    continue
+                inner = model.target_function(site.node.func, facts)
+                key = self.idempotency_key_of(site.node, facts)
+                if key is None and inner is not None:
+                    key = self._key_inside(inner, model)
+                keys.append(key)
+            found = keys[0] if keys and all(k is not None for k in keys) else None
+        model.memo[memo_key] = found
+        return found
+
+
+@lru_cache(maxsize=8)
+def _registry(table_json: str) -> ToolRegistry:
+    return ToolRegistry(json.loads(table_json))
+
+
+def _is_word(entry: str) -> bool:
+    return entry.isidentifier() and "_" not in entry.strip("_")
+
+
+def _max_level(a: str, b: str) -> str:
+    return max(a, b, key=LEVELS.index)
+
+
+def _string_start(expr: cst.BaseExpression) -> str | None:
+    """A string literal's text, or the literal start of an f-string."""
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(expr, cst.FormattedString):
+        return "".join(p.value for p in expr.parts if isinstance(p, cst.FormattedStringText))
+    if isinstance(expr, cst.ConcatenatedString):
+        left = _string_start(expr.left)
+        return left
+    return None
+
+
+def _receiver_words(expr: cst.BaseExpression) -> list[str]:
+    """Words of every name along a receiver chain: `self._http_client.tickets` -> self, http, client, tickets."""
+    found: list[str] = []
+    while True:
+        if isinstance(expr, cst.Attribute):
+            found += words(expr.attr.value)
+            expr = expr.value
+        elif isinstance(expr, cst.Call):
+            expr = expr.func
+        elif isinstance(expr, cst.Subscript):
+            expr = expr.value
+        elif isinstance(expr, cst.Await):
+            expr = expr.expression
+        elif isinstance(expr, cst.Name):
+            return found + words(expr.value)
+        else:
+            return found
