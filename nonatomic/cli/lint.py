@@ -118,25 +118,31 @@ class _progress:
             self.bar.__exit__(*exc)
 
 
+def _catalogue() -> list[tuple[str, str, str, bool, str]]:
+    """(code, name, severity, default on, documentation) of every lint rule and replay detector."""
+    from nonatomic.rules.lint import all_rules
+    from nonatomic.rules.replay import DETECTORS
+
+    entries = [(r.code, r.name, r.severity, r.default_on, r.documentation()) for r in all_rules()]
+    entries += [(d.code, d.name, d.severity, d.default_on, d.doc) for d in DETECTORS.values()]
+    return entries
+
+
 @click.command()
 def rules() -> None:
-    """List the lint rules and replay detectors with their codes and defaults."""
-    from nonatomic.rules.lint import all_rules
-
+    """List the lint rules (NA) and replay detectors (NR) with their defaults."""
     click.echo(f"{'code':<6}  {'name':<40} {'severity':<8} default")
-    for rule in all_rules():
-        click.echo(f"{rule.code:<6}  {rule.name:<40} {rule.severity:<8} {'on' if rule.default_on else 'off'}")
+    for code, name, severity, default_on, _ in _catalogue():
+        click.echo(f"{code:<6}  {name:<40} {severity:<8} {'on' if default_on else 'off'}")
 
 
 @click.command()
 @click.argument("code")
 def explain(code: str) -> None:
-    """Explain a rule: what it does, why it matters, an example and what to do instead."""
-    from nonatomic.rules.lint import rule_for
-
-    rule = rule_for(code)
-    if rule is None:
-        raise click.UsageError(f"unknown code {code!r}; see `nonatomic rules`")
-    click.echo(f"# {rule.code} {rule.name}  ({rule.severity}, default {'on' if rule.default_on else 'off'})\n")
-    click.echo(rule.documentation())
-
+    """Explain a rule or detector: what it finds, why it matters, an example, what to do instead."""
+    for entry_code, name, severity, default_on, doc in _catalogue():
+        if entry_code == code.strip().upper():
+            click.echo(f"# {entry_code} {name}  ({severity}, default {'on' if default_on else 'off'})\n")
+            click.echo(doc.strip())
+            return
+    raise click.UsageError(f"unknown code {code!r}; see `nonatomic rules`")

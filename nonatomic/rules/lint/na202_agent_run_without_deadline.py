@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.semantics.agents import agent_run, is_deadline
+from nonatomic.rules.lint.semantics.agents import PREFILTER as AGENT_PREFILTER, agent_run, is_deadline
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 
 _SPAWNS = frozenset({"create_task", "ensure_future"})
@@ -67,7 +66,7 @@ class AgentRunWithoutDeadline(LintRule):
     name = "agent-run-without-deadline"
     severity = "warning"
     default_on = False
-    prefilter = re.compile(rb"invoke|stream|kickoff|\bRunner\b|\.run(?:_sync)?\(")
+    prefilter = AGENT_PREFILTER
     METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider)
 
     VALID = [
@@ -87,9 +86,12 @@ class AgentRunWithoutDeadline(LintRule):
             "    return await asyncio.wait_for(task, 60)\n"
         ),
         # Not agent runs: a chain, a model, a tool, a retriever.
-        "async def f(chain, llm, tool, retriever, q):\n    await chain.ainvoke(q)\n    llm.invoke(q)\n    tool.invoke(q)\n    retriever.invoke(q)\n",
+        (
+            "from langgraph.graph import StateGraph\nasync def f(chain, llm, tool, retriever, q):\n"
+            "    await chain.ainvoke(q)\n    llm.invoke(q)\n    tool.invoke(q)\n    retriever.invoke(q)\n"
+        ),
         # LangGraph's own implementation calling itself.
-        "class Pregel:\n    def invoke(self, x):\n        return list(self.stream(x))\n",
+        "from langgraph.graph import StateGraph\nclass Pregel:\n    def invoke(self, x):\n        return list(self.stream(x))\n",
         # A known graph type's other methods.
         "from langgraph.graph import StateGraph\ng = StateGraph(S).compile()\ng.get_graph().draw_mermaid()\n",
     ]

@@ -56,7 +56,8 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
       constants that are only read, tuples and frozensets, `__all__`,
       `functools.lru_cache`, `threading.local()` and `contextvars.ContextVar`.
 
-    `global X` is reported even when `X` only holds a flag (`_initialized =
+    `global X` is reported once per function, at its first `global`
+    statement, even when `X` only holds a flag (`_initialized =
     True`): a lazy-init check-then-set races when two requests arrive at once.
 
     ## Example
@@ -198,6 +199,8 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         Invalid("counter = 0\ndef tick():\n    global counter\n    counter += 1\n", line=3),
         Invalid("def connect():\n    global conn\n    import sqlite3 as conn\n", line=2),
         Invalid("HISTORY = []\ndef reset():\n    global HISTORY\n    HISTORY = []\n", line=3),
+        # Several `global` statements in one function: one finding, at the first.
+        Invalid("a = b = 0\ndef f():\n    global a\n    global b\n    b = a = 1\n", line=3),
     ]
 
     def __init__(self, context=None) -> None:
@@ -341,16 +344,18 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         for node, name, function in self._mutations:
             if name not in self._registries and not self._runs_at_import(function):
                 self.report(node, self._mutation_message(name, function))
+        reported: set[cst.FunctionDef] = set()
         for node, function in self._globals:
-            if self._runs_at_import(function):
+            if function in reported or self._runs_at_import(function):
                 continue
             names = self._scope_names(function)
             rebound = [
-                item.name.value
-                for item in node.names
-                if item.name.value in names.bound and not self._skipped_name(item.name.value)
+                name
+                for name in names.globals
+                if name in names.bound and not self._skipped_name(name)
             ]
-            if rebound:
+            if rebound:  # once per function, at its first `global` statement
+                reported.add(function)
                 self.report(node, self._global_message(rebound, function, names))
 
     def _registers(self, function: _Function) -> bool:

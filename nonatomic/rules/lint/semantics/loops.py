@@ -159,6 +159,7 @@ def retry_loop(
     """The retry shape of a hand-written loop, or None when it is not a retry loop."""
     body = _Body(is_sleep)
     loop.body.visit(body)
+    flags: set[str] = set()  # `while not done: ... done = True`
     if isinstance(loop, cst.For):
         if not is_counter(loop.iter) or _picks_work(loop, body):
             return None
@@ -169,17 +170,9 @@ def retry_loop(
             isinstance(test, cst.Integer) and test.value != "0"
         )
         bound = None if forever else test
-        flag_names = names_in(test) if not forever else set()
-        if flag_names & set(body.assigned):
-            body.exits = True  # `while not done: ... done = True`
-    if not body.exits:
-        return None
-    handlers = [
-        handler
-        for attempt in body.tries
-        for handler in attempt.handlers
-        if not _leaves_loop(handler)
-    ]
+        flags = names_in(test) if not forever else set()
+    attempts = [attempt for attempt in body.tries if _attempt_exits(attempt, loop, flags, is_sleep)]
+    handlers = [handler for attempt in attempts for handler in attempt.handlers if not _leaves_loop(handler)]
     if handlers:
         caught: list[str] = []
         bare = False
@@ -191,6 +184,8 @@ def retry_loop(
                 exprs = [el.value for el in types] if types else [handler.type]
                 caught += [dotted_name(expr) or "?" for expr in exprs]
         return LoopShape(frozenset(handlers), () if bare else tuple(caught), tuple(body.sleeps), bound, None)
+    if not body.exits and not flags & set(body.assigned):
+        return None
     if not body.sleeps and not (body.continues and isinstance(loop, cst.For)):
         return None
     deciding = set()
@@ -202,6 +197,26 @@ def retry_loop(
     if not deciding:
         return None
     return LoopShape(frozenset(), None, tuple(body.sleeps), bound, frozenset(deciding))
+
+
+def _attempt_exits(attempt: cst.Try, loop: cst.For | cst.While, flags: set[str], is_sleep) -> bool:
+    """Success of this try leaves the loop: a return/break (or the `while` flag set) in
+    its body or `else`, or a return/break right after it.  A long loop whose exit is
+    elsewhere (an agent's turn loop) is not retrying this try."""
+    inner = _Body(is_sleep)
+    attempt.body.visit(inner)
+    if attempt.orelse is not None:
+        attempt.orelse.visit(inner)
+    if inner.exits or flags & set(inner.assigned):
+        return True
+    statements = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
+    if attempt in statements:
+        following = statements[statements.index(attempt) + 1 : statements.index(attempt) + 2]
+        return any(
+            isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], (cst.Return, cst.Break))
+            for s in following
+        )
+    return False
 
 
 def _inside(node: cst.CSTNode, tree: cst.CSTNode) -> bool:

@@ -93,10 +93,13 @@ def named_like_retry(name: str | None) -> bool:
     if (name or "").split(".", 1)[0] in pack["libraries"]:
         return False  # a library the pack knows: its constructs are listed
     found = words(_last(name))
-    if not found or found[0] in pack["not_retrier_prefixes"] or set(found) & set(pack["predicate_words"]):
+    if set(found) & set(pack["predicate_words"]):
         return False
     found = found[: found.index("on")] if "on" in found[1:] else found  # `retry_on_error`
-    return bool(set(found) & set(pack["name_words"])) and found[-1] not in pack["not_retrier_nouns"]
+    at = next((i for i, word in enumerate(found) if word in pack["name_words"]), None)
+    if at is None or (at and found[at - 1] not in pack["retrier_leads"]):
+        return False  # `should_retry`, `on_retry`, `max_retries`
+    return found[-1] not in pack["not_retrier_nouns"]
 
 
 def _unwrap(expr: cst.BaseExpression) -> cst.BaseExpression:

@@ -100,6 +100,7 @@ class ToolRegistry:
         self.not_tools = set(pack["not_tools"])
         self.not_writes = set(pack["not_writes"])
         self.invocations = set(pack["tool_invocations"])
+        self.prepositions = set(pack["prepositions"])
         self.local_hosts = tuple(pack["local_hosts"])
         self.levels: dict[str, str] = dict(table.get("levels", {}))
         self.write_globs, self.read_globs = [], []
@@ -125,8 +126,12 @@ class ToolRegistry:
     # -- names -------------------------------------------------------------------------
     def name_level(self, name: str) -> tuple[str | None, bool]:
         """The write level a name's verb gives, and whether the verb is the whole name."""
+        if name[:1].isupper():
+            return None, False  # a class: building an object is not a tool call
         found = words(name)
-        for i, word in enumerate(found):
+        for i, word in enumerate(found[:2]):
+            if word in self.prepositions:
+                break
             level = self.verb_level.get(word)
             if level is not None:
                 if i + 1 < len(found) and found[-1] in self.in_process:
@@ -237,7 +242,7 @@ class ToolRegistry:
         name = facts.tool_name or facts.name
         result = None
         kind = self._user_kind([name, facts.name])
-        first_verb = next((w for w in words(name) if w in self.verb_level or w in self.read_verbs), None)
+        first_verb = next((w for w in words(name)[:2] if w in self.verb_level or w in self.read_verbs), None)
         if kind == "write":
             result = Write(name, self.levels.get(name, "high"))
         elif kind is None and first_verb not in self.read_verbs:
