@@ -14,13 +14,23 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The whole product on the shipped examples: lint agent code, then replay the sample
+# incidents (canonical guard logs, a foreign log shape with its mapping, OpenTelemetry
+# traces) and write the HTML report.  Findings are expected: the demo never fails on them.
+REPORT := build/nonatomic-demo.html
+
 demo: $(STAMP)
 	@echo "== nonatomic lint examples/ =="
 	$(BIN)/nonatomic lint --no-cache --exit-zero examples/
-	@if [ -d sample_logs ] && ls sample_logs/*.jsonl >/dev/null 2>&1; then \
-		echo "== nonatomic replay sample_logs/ =="; \
-		$(BIN)/nonatomic replay --fail-on never sample_logs/; \
-	fi
+	@echo "== nonatomic replay sample_logs/*.jsonl (guard logs written by nonatomic.guard) =="
+	$(BIN)/nonatomic replay --fail-on never sample_logs/*.jsonl
+	@echo "== nonatomic replay --mapping sample_logs/foreign/mapping.yaml sample_logs/foreign/ =="
+	$(BIN)/nonatomic replay --fail-on never --mapping sample_logs/foreign/mapping.yaml sample_logs/foreign/
+	@echo "== nonatomic replay --input-format otlp sample_logs/otlp/ (OpenTelemetry GenAI spans) =="
+	$(BIN)/nonatomic replay --fail-on never --input-format otlp sample_logs/otlp/
+	@mkdir -p $(dir $(REPORT))
+	$(BIN)/nonatomic replay --fail-on never --format html --output $(REPORT) sample_logs/*.jsonl
+	@echo "HTML report of the sample incidents: $(REPORT) (open it in a browser)"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -32,4 +42,4 @@ bench: $(STAMP)
 	done
 
 clean:
-	rm -rf $(VENV) .nonatomic_cache .pytest_cache
+	rm -rf $(VENV) .nonatomic_cache .pytest_cache $(REPORT)

@@ -18,6 +18,7 @@ COMMANDS = {
     "rules": "nonatomic.cli.lint:rules",
     "explain": "nonatomic.cli.lint:explain",
     "replay": "nonatomic.cli.replay:replay",
+    "timeline": "nonatomic.cli.timeline:timeline",
 }
 
 

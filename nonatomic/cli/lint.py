@@ -60,6 +60,8 @@ def lint(paths, select, ignore, fmt, output, fix, unsafe_fixes, diff, jobs, no_c
         )
     for crash in report.crashes:
         click.echo(f"error: {crash.path}: rule {crash.code} failed: {crash.error}", err=True)
+    for path in report.too_large:
+        click.echo(f"note: {path}: larger than max-file-bytes ({settings.max_file_bytes}); only its syntax was checked", err=True)
 
     if diff:
         for path, (before, after) in sorted(report.fixed.items()):

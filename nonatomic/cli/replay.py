@@ -41,7 +41,8 @@ def _codes(value: str | None) -> list[str] | None:
 @click.argument("logs", nargs=-1, required=True)
 @click.option("--mapping", type=click.Path(dir_okay=False), help="YAML file mapping your field names and values.")
 @click.option("--db", type=click.Path(dir_okay=False), help="DuckDB file to keep; later runs add to it.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "md"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "md", "html"]), default="text", show_default=True,
+              help="html: a self-contained page with the findings and the timelines of their tasks.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
 @click.option("--select", help="Comma list of detector codes or prefixes to run (NR3 = NR3xx).")
 @click.option("--ignore", help="Comma list of detector codes or prefixes to skip.")
@@ -53,42 +54,51 @@ def _codes(value: str | None) -> list[str] | None:
 @click.option("--strict", is_flag=True, help="Exit 2 when any line was quarantined.")
 @click.option("--memory-limit", help="DuckDB memory limit, e.g. 1GB (larger data spills to disk).")
 @click.option("--threads", type=click.IntRange(min=1), help="DuckDB threads [default: CPUs].")
-@click.option("--input-format", type=click.Choice(["auto", "jsonl", "csv", "parquet"]), default="auto",
-              show_default=True, help="Read every LOG as this format.")
+@click.option("--input-format", type=click.Choice(["auto", "jsonl", "csv", "parquet", "otlp"]), default="auto",
+              show_default=True, help="Read every LOG as this format (otlp: OTLP/JSON trace exports).")
 @click.option("--max-line-bytes", type=click.IntRange(min=1024), default=1 << 20, show_default=True,
               help="Longer lines are quarantined.")
 def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, fail_on, strict,
            memory_limit, threads, input_format, max_line_bytes) -> None:
     """Replay guard logs (files, directories, globs) and find non-atomic hazards."""
+    from nonatomic.replay.report import render
+
+    session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
+    with session:
+        findings = session.detect(_codes(select), _codes(ignore), tasks=tasks, since=since, until=until)
+        summary = session.summary(findings)
+        quarantine = session.quarantine_rows()
+        report = render(fmt, summary, findings, quarantine, session.con, session.settings)
+    write(report, output)
+    if strict and summary["quarantined"]:
+        click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
+        sys.exit(2)
+    sys.exit(1 if any(_RANK.get(f["severity"], 0) >= _FAIL_ON[fail_on] for f in findings) else 0)
+
+
+def open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes):
+    """The logs ingested (a `Replay`), with the project's replay settings; bad input exits 2."""
     from nonatomic.replay.api import open_logs
     from nonatomic.replay.database import DatabaseError
     from nonatomic.replay.detect import load_settings
     from nonatomic.replay.inputs import InputError
     from nonatomic.replay.mapping import MappingError
-    from nonatomic.replay.report import render
 
     try:
         settings = load_settings()
         with _progress() as on_file:
-            session = open_logs(list(logs), mapping, db=db, input_format=input_format, memory_limit=memory_limit,
-                                threads=threads, max_line_bytes=max_line_bytes, settings=settings,
-                                on_file=on_file)
+            return open_logs(list(logs), mapping, db=db, input_format=input_format, memory_limit=memory_limit,
+                             threads=threads, max_line_bytes=max_line_bytes, settings=settings, on_file=on_file)
     except (InputError, MappingError, DatabaseError, ConfigError) as exc:
         raise _usage_error(str(exc))
-    with session:
-        findings = session.detect(_codes(select), _codes(ignore), tasks=tasks, since=since, until=until)
-        summary = session.summary(findings)
-        quarantine = session.quarantine_rows()
-    report = render(fmt, summary, findings, quarantine)
+
+
+def write(report: str, output: str | None) -> None:
     if output:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(report)
     else:
         click.echo(report, nl=False)
-    if strict and summary["quarantined"]:
-        click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
-        sys.exit(2)
-    sys.exit(1 if any(_RANK.get(f["severity"], 0) >= _FAIL_ON[fail_on] for f in findings) else 0)
 
 
 def _usage_error(message: str) -> click.exceptions.Exit:

@@ -12,9 +12,14 @@ from nonatomic import __version__
 from nonatomic.config import ConfigError, find_pyproject, load_tool_table
 from nonatomic.rules.lint import all_rules
 from nonatomic.rules.lint.base import LintRule
+from nonatomic.rules.lint.semantics.tools import validate_tools_table
 
 _LIST_KEYS = ("select", "ignore", "exclude", "extend-exclude")
 _TABLE_KEYS = ("per-file-ignores", "tools", "replay")
+_SCALAR_KEYS = ("max-file-bytes",)
+# Bigger files (generated data, vendored bundles) get CPython's syntax check only:
+# libcst takes seconds per megabyte and such files hold no tool calls worth the wait.
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
 
 @dataclass
@@ -25,6 +30,7 @@ class LintSettings:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)  # by code
     tools: dict[str, Any] = field(default_factory=dict)
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     source: Path | None = None  # the pyproject.toml read, if any
 
     def options_for(self, code: str) -> dict[str, Any]:
@@ -33,7 +39,7 @@ class LintSettings:
     def cache_key(self) -> str:
         """Changes whenever a result could change: version, rules and their options."""
         blob = json.dumps(
-            [__version__, self.enabled, self.per_file_ignores, self.rule_options, self.tools],
+            [__version__, self.enabled, self.per_file_ignores, self.rule_options, self.tools, self.max_file_bytes],
             sort_keys=True,
             default=str,
         )
@@ -85,11 +91,11 @@ def _rule_tables(table: dict, where: Path) -> dict[str, dict[str, Any]]:
     by_key = {rule.name: rule for rule in all_rules()} | {rule.code: rule for rule in all_rules()}
     options: dict[str, dict[str, Any]] = {}
     for key, value in table.items():
-        if key in _LIST_KEYS or key in _TABLE_KEYS:
+        if key in _LIST_KEYS or key in _TABLE_KEYS or key in _SCALAR_KEYS:
             continue
         rule: type[LintRule] | None = by_key.get(key) or by_key.get(key.upper())
         if rule is None:
-            known = ", ".join([*_LIST_KEYS, *_TABLE_KEYS, "<rule-name>"])
+            known = ", ".join([*_LIST_KEYS, *_TABLE_KEYS, *_SCALAR_KEYS, "<rule-name>"])
             raise ConfigError(f"{where}: unknown key `{key}` in [tool.nonatomic] (known: {known})")
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: [tool.nonatomic.{key}] must be a table")
@@ -119,11 +125,16 @@ def load_settings(
     tools = table.get("tools", {})
     if not isinstance(tools, dict):
         raise ConfigError(f"{where}: [tool.nonatomic.tools] must be a table")
+    if errors := validate_tools_table(tools):
+        raise ConfigError(f"{where}: " + "; ".join(errors))
     config_select = _string_list(table, "select", where) if "select" in table else None
     enabled = select_codes(
         select if select is not None else config_select,
         [*_string_list(table, "ignore", where), *(ignore or [])],
     )
+    max_file_bytes = table.get("max-file-bytes", DEFAULT_MAX_FILE_BYTES)
+    if not isinstance(max_file_bytes, int) or isinstance(max_file_bytes, bool) or max_file_bytes < 1:
+        raise ConfigError(f"{where}: `max-file-bytes` must be a positive integer")
     root = source.parent.resolve() if source is not None else Path.cwd().resolve()
     return LintSettings(
         root=root,
@@ -132,5 +143,6 @@ def load_settings(
         per_file_ignores=per_file_ignores,
         rule_options=_rule_tables(table, source or Path("pyproject.toml")),
         tools=tools,
+        max_file_bytes=max_file_bytes,
         source=source,
     )

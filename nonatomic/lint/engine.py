@@ -26,6 +26,7 @@ class LintReport:
     crashes: list[RuleCrash] = field(default_factory=list)
     fixed: dict[str, tuple[bytes, bytes]] = field(default_factory=dict)  # path -> (before, after)
     fixes_applied: int = 0
+    too_large: list[str] = field(default_factory=list)  # paths only syntax-checked
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,8 @@ def _collect(results, report: LintReport, cache: LintCache | None, progress, tot
         else:
             findings = result.findings
             report.crashes += [replace(c, path=job.path) for c in result.crashes]
+            if result.too_large:
+                report.too_large.append(job.path)
             if result.fixed is not None and before is not None:
                 report.fixed[job.path] = (before, result.fixed)
                 report.fixes_applied += result.fixes_applied

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import re
+import sys
+import threading
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -33,6 +37,7 @@ class FileResult:
     crashes: list[RuleCrash] = field(default_factory=list)
     fixed: bytes | None = None  # the new source when fixes were applied
     fixes_applied: int = 0
+    too_large: bool = False  # over max-file-bytes: only syntax-checked
 
 
 class RulePlan:
@@ -78,7 +83,31 @@ class RulePlan:
 
 def lint_source(relpath: str, data: bytes, plan: RulePlan, *, fix: bool = False, unsafe_fixes: bool = False) -> FileResult:
     """Findings for one file's bytes; with `fix`, apply fixes until none is left."""
-    result = FileResult(relpath)
+    return _in_deep_thread(_lint_source, relpath, data, plan, fix, unsafe_fixes)
+
+
+# libcst's visitors recurse once per tree level: deeply nested (often generated)
+# code needs more stack and a higher recursion limit than a default thread has.
+_DEEP_STACK_BYTES = 512 * 1024 * 1024
+_DEEP_RECURSION_LIMIT = 50_000
+_deep_thread: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _in_deep_thread(function, *args):
+    global _deep_thread
+    if _deep_thread is None or _deep_thread[0] != os.getpid():  # a forked worker has no thread yet
+        previous = threading.stack_size(_DEEP_STACK_BYTES)
+        try:
+            executor = ThreadPoolExecutor(max_workers=1)
+            executor.submit(sys.setrecursionlimit, _DEEP_RECURSION_LIMIT).result()
+        finally:
+            threading.stack_size(previous)
+        _deep_thread = (os.getpid(), executor)
+    return _deep_thread[1].submit(function, *args).result()
+
+
+def _lint_source(relpath: str, data: bytes, plan: RulePlan, fix: bool, unsafe_fixes: bool) -> FileResult:
+    result = FileResult(relpath, too_large=len(data) > plan.settings.max_file_bytes)
     if _IGNORE_FILE.search(b"\n".join(data.split(b"\n", 10)[:10])):
         return result
     original = data
@@ -102,15 +131,19 @@ def lint_source(relpath: str, data: bytes, plan: RulePlan, *, fix: bool = False,
 
 
 def _lint_once(relpath: str, data: bytes, plan: RulePlan):
+    verdict, python_error = _cpython_check(data, relpath)
+    wanted = plan.syntax_errors_wanted(relpath)
+    if verdict == _TOO_COMPLEX:  # never hand it to libcst: its native parser can overflow the stack
+        return (_syntax_error(relpath, python_error) if wanted else []), [], None, []
     rules = plan.rules_for(relpath, data)
-    if not rules:
-        if plan.syntax_errors_wanted(relpath) and not _compiles(data, relpath):
-            return _syntax_error(relpath, data), [], None, []
+    if not rules or len(data) > plan.settings.max_file_bytes:
+        if verdict == _SYNTAX and wanted and not _libcst_parses(data):
+            return _syntax_error(relpath, python_error), [], None, []
         return [], [], None, []
     try:
         module = cst.parse_module(data)
     except Exception as exc:  # noqa: BLE001 - any parse failure is a finding, never a crash
-        return _syntax_error(relpath, data, exc) if plan.syntax_errors_wanted(relpath) else [], [], None, []
+        return (_syntax_error(relpath, python_error or exc) if wanted else []), [], None, []
     instances = [rule(plan.contexts[rule.code]) for rule in rules]
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     crashes = _visit(wrapper, instances, relpath)
@@ -151,22 +184,28 @@ def _visit(wrapper: MetadataWrapper, instances: list[LintRule], relpath: str) ->
     return crashes
 
 
-def _python_syntax_error(data: bytes, relpath: str) -> SyntaxError | None:
-    """CPython's own parser: fast, and with the best messages ("Did you mean print(...)?")."""
+_OK, _SYNTAX, _TOO_COMPLEX = "ok", "syntax", "too complex"
+# CPython's own limits; past them libcst's recursive parser may crash the process.
+_NESTING_LIMITS = ("too many nested parentheses", "too many levels of indentation", "too many statically nested blocks")
+
+
+def _cpython_check(data: bytes, relpath: str) -> tuple[str, Exception | None]:
+    """CPython's parser first: fast, the best messages ("Did you mean print(...)?"),
+    and a guard against input so deep that libcst should not see it."""
     try:
         compile(data, relpath, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as exc:
-        return exc
-    except Exception:  # noqa: BLE001 - e.g. RecursionError on huge generated files
-        return None
-    return None
+        if any(limit in str(exc.msg) for limit in _NESTING_LIMITS):
+            return _TOO_COMPLEX, exc
+        return _SYNTAX, exc  # libcst may still know newer syntax than this interpreter
+    except (RecursionError, MemoryError) as exc:
+        return _TOO_COMPLEX, exc
+    except ValueError as exc:  # e.g. null bytes
+        return _SYNTAX, exc
+    return _OK, None
 
 
-def _compiles(data: bytes, relpath: str) -> bool:
-    """A cheap check for files no rule needs to parse.  libcst confirms a failure,
-    since it may know newer syntax than the running interpreter."""
-    if _python_syntax_error(data, relpath) is None:
-        return True
+def _libcst_parses(data: bytes) -> bool:
     try:
         cst.parse_module(data)
         return True
@@ -174,18 +213,19 @@ def _compiles(data: bytes, relpath: str) -> bool:
         return False
 
 
-def _syntax_error(relpath: str, data: bytes, exc: Exception | None = None) -> list[Finding]:
-    """The NA000 finding of a file libcst cannot parse (`exc`: libcst's error, if known)."""
-    python_error = _python_syntax_error(data, relpath)
-    if python_error is not None and python_error.lineno:
-        line, col = python_error.lineno, max(python_error.offset or 1, 1)
-        message = f"cannot parse: {python_error.msg}"
-    elif isinstance(exc, cst.ParserSyntaxError):
-        line, col = exc.raw_line, exc.raw_column + 1
-        message = f"cannot parse: {exc.message}"
+def _syntax_error(relpath: str, error: Exception | None) -> list[Finding]:
+    """The NA000 finding, from CPython's error when there is one, else libcst's."""
+    line, col = 1, 1
+    if isinstance(error, SyntaxError) and error.lineno:
+        line, col = error.lineno, max(error.offset or 1, 1)
+        message = f"cannot parse: {error.msg}"
+    elif isinstance(error, cst.ParserSyntaxError):
+        line, col = error.raw_line, error.raw_column + 1
+        message = f"cannot parse: {error.message}"
+    elif isinstance(error, (RecursionError, MemoryError)):
+        message = "cannot parse: too deeply nested for CPython to compile"
     else:
-        line, col = 1, 1
-        message = f"cannot parse: {type(exc).__name__}: {exc}" if exc else "cannot parse"
+        message = f"cannot parse: {type(error).__name__}: {error}" if error else "cannot parse"
     rule = rule_for("NA000")
     assert rule is not None
     return [

@@ -80,6 +80,9 @@ def problem(field: str, source: Source | None, converted: str, missing: str, par
             checks.append(f"WHEN {converted} < 1 THEN 'attempt must be >= 1: ' || {converted}")
     if not checks:
         return None
+    if FIELDS[field] != INT:
+        # A time or text that converted is fine: skip rendering (and trimming) every good value.
+        checks.insert(0, f"WHEN {converted} IS NOT NULL THEN NULL")
     return f"CASE {' '.join(checks)} END"
 
 

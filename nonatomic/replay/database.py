@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 
 import duckdb
 
@@ -18,7 +19,8 @@ class DatabaseError(Exception):
 def connect(db: str | None = None, memory_limit: str | None = None, threads: int | None = None):
     """A connection with the replay tables; in memory unless `db` names a file."""
     config: dict[str, object] = {
-        # Line numbers are row positions in the staging table: rows must keep file order.
+        # Line numbers are row positions in staging tables: rows keep file order
+        # unless a statement runs `unordered`.
         "preserve_insertion_order": True,
     }
     if memory_limit is not None:
@@ -40,3 +42,14 @@ def connect(db: str | None = None, memory_limit: str | None = None, threads: int
     for ddl in (EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL):
         con.execute(ddl)
     return con
+
+
+@contextmanager
+def unordered(con):
+    """Statements inside may write rows in any order, which lets DuckDB skip re-ordering them."""
+    kept = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    con.execute("SET preserve_insertion_order = false")
+    try:
+        yield
+    finally:
+        con.execute(f"SET preserve_insertion_order = {'true' if kept else 'false'}")

@@ -1,8 +1,9 @@
 """Ingest log files into the events and quarantine tables, accounting for every line.
 
-Per file, in one transaction: stage every record (stage.py), number the
-records, then copy good ones to `events`, bad ones and the lines the reader
-rejected to `quarantine`, and note the file in the ledger.  Each file's
+Per file, in one transaction: number the records (staging them in file
+order unless the reader numbers them, stage.py), then copy good ones to
+`events`, bad ones and the lines the reader rejected to `quarantine`, and
+note the file in the ledger.  Each file's
 `lines` (non-blank records read) is counted independently of the two tables,
 so `lines = events + quarantined` is a check, not a definition.
 """
@@ -14,16 +15,16 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from nonatomic.replay import ledger
+from nonatomic.replay import ledger, otlp
+from nonatomic.replay.database import unordered
 from nonatomic.replay.fields import FIELDS
 from nonatomic.replay.inputs import InputError, LogFile
 from nonatomic.replay.mapping import Mapping
 from nonatomic.replay.params import Params
 from nonatomic.replay.readers import REJECT_SCANS, REJECTS, reader_for
-from nonatomic.replay.stage import RAW_KEPT, STAGE, stage_sql
+from nonatomic.replay.stage import RAW_KEPT, STAGE, records_sql, stage_sql
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
-NUMBERED = "nonatomic_numbered"
 
 _REJECT_REASONS = {
     "INVALID ENCODING": "bytes that are not UTF-8",
@@ -57,7 +58,8 @@ def ingest(con, logs: list[LogFile], mapping: Mapping | None = None, *, persiste
         if plan is None:
             result.skipped.append(log.path)
         else:
-            lines, events, quarantined = _ingest_file(con, log, plan, mapping, max_line_bytes)
+            load = otlp.ingest_file if log.format == "otlp" else _ingest_file
+            lines, events, quarantined = load(con, log, plan, mapping, max_line_bytes)
             result.files.append(log.path)
             result.lines += lines
             result.events += events
@@ -69,13 +71,10 @@ def ingest(con, logs: list[LogFile], mapping: Mapping | None = None, *, persiste
 
 def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line_bytes: int):
     try:
-        # Staged outside the transaction: rows written inside one get row ids
-        # from a far-off range, and the stage's row ids are its record numbers.
-        header_lines, rejected = _stage(con, log, mapping, max_line_bytes)
-        con.execute(_numbered_sql(header_lines, rejected, max_line_bytes))
+        records = _records(con, log, mapping, max_line_bytes)
         con.execute("BEGIN TRANSACTION")
         try:
-            counts = _load(con, log, plan)
+            counts = _load(con, log, plan, records)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -83,43 +82,61 @@ def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_lin
     except duckdb.Error as exc:
         raise InputError(f"{log.path}: cannot read as {log.format}: {str(exc).splitlines()[0]}") from exc
     finally:
-        con.execute(f"DROP VIEW IF EXISTS {NUMBERED}")
         for table in (STAGE, REJECTS, REJECT_SCANS):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     return counts
 
 
-def _stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> tuple[int, bool]:
+@dataclass(frozen=True)
+class _Records:
+    """A subquery of the file's numbered records (`line`, the event columns, `extra`,
+    `blank`, `reason`, `raw`) and the parameters it binds."""
+
+    sql: str
+    params: dict
+
+
+def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> _Records:
     params = Params()
     reader = reader_for(con, log, mapping, params, max_line_bytes)
+    if reader.line is not None:
+        # The reader numbers its records: no staging, the loads scan the file itself.
+        return _Records(f"({records_sql(reader, mapping, params)})", params.values)
+    # Staged outside the transaction: rows written inside one get row ids
+    # from a far-off range, and the stage's row ids are its record numbers.
     for table in (REJECTS, REJECT_SCANS):
         con.execute(f"DROP TABLE IF EXISTS {table}")
     con.execute(stage_sql(reader, mapping, params), params.values)
     rejected = reader.has_rejects and con.execute(f"SELECT count(*) FROM {REJECTS}").fetchone()[0] > 0
-    return reader.header_lines, rejected
+    return _Records(f"({_numbered_sql(reader.header_lines, rejected, max_line_bytes)})", {})
 
 
-def _load(con, log: LogFile, plan: ledger.Plan) -> tuple[int, int, int]:
+def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int, int, int]:
     if plan.replace_line is not None:
         for table in ("events", "quarantine"):
             con.execute(f"DELETE FROM {table} WHERE file = $file AND line = $line",
                         {"file": plan.file, "line": plan.replace_line})
     base = con.execute("SELECT coalesce(max(event_id), 0) FROM events").fetchone()[0]
-    window = {"file": plan.file, "after": plan.after_line}
-    events = con.execute(
-        f"INSERT INTO events SELECT $base + line, $file, line, {', '.join(FIELDS)}, extra "
-        f"FROM {NUMBERED} WHERE NOT blank AND reason IS NULL AND line > $after",
-        {**window, "base": base},
-    ).fetchone()[0]
-    quarantined = con.execute(
-        f"INSERT INTO quarantine SELECT $file, line, reason, raw "
-        f"FROM {NUMBERED} WHERE NOT blank AND reason IS NOT NULL AND line > $after",
-        window,
-    ).fetchone()[0]
+    window = {**records.params, "after": plan.after_line}
     lines, last_line = con.execute(
-        f"SELECT count(*) FILTER (WHERE NOT blank AND line > $after), coalesce(max(line), 0) FROM {NUMBERED}",
-        {"after": plan.after_line},
+        f"SELECT count(*) FILTER (WHERE NOT blank AND line > $after), coalesce(max(line), 0) FROM {records.sql}",
+        window,
     ).fetchone()
+    window["file"] = plan.file
+    # Event ids and line numbers are columns: the order rows are written in does not matter.
+    with unordered(con):
+        events = con.execute(
+            f"INSERT INTO events SELECT $base + line, $file, line, {', '.join(FIELDS)}, extra "
+            f"FROM {records.sql} WHERE NOT blank AND reason IS NULL AND line > $after",
+            {**window, "base": base},
+        ).fetchone()[0]
+        quarantined = 0
+        if events < lines:  # a counted line that is not an event is a bad one: skip the scan for clean files
+            quarantined = con.execute(
+                f"INSERT INTO quarantine SELECT $file, line, reason, raw "
+                f"FROM {records.sql} WHERE NOT blank AND reason IS NOT NULL AND line > $after",
+                window,
+            ).fetchone()[0]
     if log.format == "jsonl" and not ledger.ends_with_newline(log):
         con.execute("UPDATE quarantine SET reason = 'truncated last line: ' || reason "
                     "WHERE file = $file AND line = $line AND reason = 'invalid JSON'",
@@ -131,7 +148,7 @@ def _load(con, log: LogFile, plan: ledger.Plan) -> tuple[int, int, int]:
 
 
 def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int) -> str:
-    """A view of the staged records with their line numbers, plus the rejected lines.
+    """The staged records with their line numbers, plus the rejected lines.
 
     Staged rows are numbered by position.  Lines the reader rejected never
     reached the stage, so each staged row moves down by the number of
@@ -140,13 +157,12 @@ def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int) -> str
     """
     first = 1 + header_lines
     if not rejected:
-        return f"CREATE TEMP VIEW {NUMBERED} AS SELECT rowid + {first} AS line, * FROM {STAGE}"
+        return f"SELECT rowid + {first} AS line, * FROM {STAGE}"
     reasons = " ".join(
         f"WHEN '{kind}' THEN '{text.format(max_line_bytes=int(max_line_bytes))}'"
         for kind, text in _REJECT_REASONS.items()
     )
     return f"""
-        CREATE TEMP VIEW {NUMBERED} AS
         WITH rejected AS (
             SELECT line,
                    string_agg(DISTINCT CASE error_type {reasons} ELSE lower(error_type) END, '; ') AS reason,

@@ -2,7 +2,8 @@
 
 The format comes from the name (`.jsonl`, `.ndjson`, `.json`, `.log`, `.csv`,
 `.parquet`, each JSONL/CSV optionally `.gz`/`.zst`) or, for other names, from
-the first bytes; `--input-format` overrides both.
+the first bytes; `--input-format` overrides both (and is the only way to read
+OTLP trace exports, which are JSON Lines too).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-FORMATS = ("jsonl", "csv", "parquet")
+FORMATS = ("jsonl", "csv", "parquet", "otlp")
 
 _SUFFIX_FORMAT = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".log": "jsonl",
                   ".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}

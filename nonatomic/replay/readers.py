@@ -12,7 +12,7 @@ the size limit, CSV rows with the wrong number of columns) with their numbers.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nonatomic.replay.convert import Source
 from nonatomic.replay.fields import FIELDS
@@ -40,6 +40,9 @@ class Reader:
     """SQL of a reason that makes the whole record unusable, else NULL."""
     header_lines: int
     has_rejects: bool
+    line: str | None = None
+    """SQL of the record's line number when the reader knows it (Parquet row
+    numbers); otherwise records are numbered by their position in file order."""
 
 
 def reader_for(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
@@ -73,7 +76,9 @@ def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) 
         field: Source(_first(f"parsed[{i}]" for i in positions[field]))
         for field in FIELDS
     }
-    is_object = "(parsed IS NOT NULL AND starts_with(ltrim(line, ' \t'), '{'))"
+    # Most lines start with '{': CASE trims (copies) only the others.
+    is_object = ("(parsed IS NOT NULL AND CASE WHEN starts_with(line, '{') THEN true "
+                 "ELSE starts_with(ltrim(line, ' \t'), '{') END)")
     consumed = sorted(mapping.consumed())
     # json_keys is far cheaper than json_merge_patch: patch only lines that have extras.
     extra = (
@@ -86,7 +91,7 @@ def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) 
         sources=sources,
         extra=extra,
         raw="line",
-        blank="(line IS NULL OR trim(line) = '')",
+        blank="CASE WHEN starts_with(line, '{') THEN false ELSE line IS NULL OR trim(line) = '' END",
         broken="CASE WHEN parsed IS NULL THEN 'invalid JSON' "
                f"WHEN NOT {is_object} THEN 'not a JSON object' END",
         header_lines=0,
@@ -104,7 +109,8 @@ def _csv(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: in
 def _parquet(con, log: LogFile, mapping: Mapping, params: Params) -> Reader:
     columns = _describe(con, "read_parquet", log.path, "")
     relation = f"read_parquet({params(log.path)}) AS r"
-    return _columnar(relation, columns, mapping, params, header_lines=0, has_rejects=False)
+    reader = _columnar(relation, columns, mapping, params, header_lines=0, has_rejects=False)
+    return replace(reader, line="file_row_number + 1")
 
 
 def _describe(con, function: str, path: str, options: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Replay reports: the summary, and text, JSON and Markdown renderings.
+"""Replay reports: the summary, and text, JSON and Markdown renderings (HTML: render_html).
 
 JSON follows the contract exactly: `{"summary": {...}, "findings": [...],
 "quarantine": [...]}`.  Text and Markdown cite evidence as `file:line` so a
@@ -29,7 +29,13 @@ def quarantine_rows(con) -> list[dict]:
     return [{"file": f, "line": n, "reason": r, "raw": raw} for f, n, r, raw in rows]
 
 
-def render(fmt: str, summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
+def render(fmt: str, summary: dict, findings: list[dict], quarantine: list[dict], con=None,
+           settings: dict | None = None) -> str:
+    """The report in `fmt`; `html` also draws timelines, so it needs the connection (and settings)."""
+    if fmt == "html":
+        from nonatomic.replay.render_html import report
+
+        return report(con, summary, findings, quarantine, settings)
     return {"json": _json, "text": _text, "md": _markdown}[fmt](summary, findings, quarantine)
 
 

@@ -1,8 +1,10 @@
-"""The staging query: every record of one file, converted, with the reason it is unusable.
+"""The records query: every record of one file, converted, with the reason it is unusable.
 
 One parallel scan produces both the events and the quarantine of a file.
-Its rows keep file order (DuckDB preserves insertion order), so a row's
-position in the staging table is its record number.
+Readers that know each record's line (Parquet row numbers) are loaded from
+this query directly.  The others are staged first: the staging table keeps
+file order (DuckDB preserves insertion order), so a row's position in it is
+its record number.
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ RAW_KEPT = 1000
 
 
 def stage_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
-    """CREATE the staging table: the event columns, `extra`, `blank`, `reason`, `raw`."""
+    """CREATE the staging table from records_sql()."""
+    return f"CREATE OR REPLACE TEMP TABLE {STAGE} AS {records_sql(reader, mapping, params)}"
+
+
+def records_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
+    """SELECT the event columns, `extra`, `blank`, `reason`, `raw` (and `line` when the reader has it)."""
     converted, sources, problems = [], [], []
     for field, source in reader.sources.items():
         converted.append(f"{column(field, source, mapping.values.get(field), params)} AS {field}")
@@ -30,15 +37,17 @@ def stage_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
         check = problem(field, staged, field, _missing(field, mapping), params)
         if check is not None:
             problems.append(check)
-    reason = f"coalesce(broken, NULLIF(concat_ws('; ', {', '.join(problems)}), ''))"
+    # Joining the texts costs a string per record; most records have no problem at all.
+    reason = (f"coalesce(broken, CASE WHEN coalesce({', '.join(problems)}) IS NOT NULL "
+              f"THEN concat_ws('; ', {', '.join(problems)}) END)")
+    line, line_sql = ("line, ", f"{reader.line} AS line, ") if reader.line is not None else ("", "")
     return f"""
-        CREATE OR REPLACE TEMP TABLE {STAGE} AS
-        SELECT {', '.join(FIELDS)}, extra, blank, reason,
+        SELECT {line}{', '.join(FIELDS)}, extra, blank, reason,
                CASE WHEN reason IS NOT NULL THEN left(raw, {RAW_KEPT}) END AS raw
         FROM (
             SELECT *, {reason} AS reason
             FROM (
-                SELECT {', '.join(converted + sources)},
+                SELECT {line_sql}{', '.join(converted + sources)},
                        {reader.extra} AS extra, {reader.blank} AS blank,
                        {reader.broken} AS broken, {reader.raw} AS raw
                 FROM {reader.relation}

@@ -231,3 +231,24 @@ def test_lint_does_not_import_duckdb_or_pandas(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_pathological_files_never_crash_the_run(project):
+    # Deep but legal nesting is linted; deeper than CPython allows is NA000 (libcst's
+    # native parser would overflow its stack on it, so it never sees such a file).
+    write(project, "deep_ok.py", "import requests\nx = " + "[" * 199 + "1" + "]" * 199 + "\nrequests.get(u)\n")
+    write(project, "too_deep.py", "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n")
+    write(project, "long_chain.py", "x = " + " + ".join(["1"] * 20000) + "\n")
+    found = {(f["path"], f["code"], f["line"]) for f in json.loads(run("--format", "json", ".").output)}
+    assert found == {("deep_ok.py", "NA201", 3), ("too_deep.py", "NA000", 1), ("long_chain.py", "NA000", 1)}
+
+
+def test_files_over_the_size_limit_are_only_syntax_checked(project):
+    write(project, "pyproject.toml", "[tool.nonatomic]\nmax-file-bytes = 2000\n")
+    write(project, "generated.py", "import requests\nTABLE = [\n" + "    1,\n" * 500 + "]\nrequests.get(u)\n")
+    write(project, "generated_broken.py", "TABLE = [\n" + "    1,\n" * 500 + "\n")
+    write(project, "tool.py", HAZARD)
+    result = run("--format", "json", ".")
+    found = {(f["path"], f["code"]) for f in json.loads(result.output)}
+    assert found == {("generated_broken.py", "NA000"), ("tool.py", "NA201")}
+    assert "note: generated.py: larger than max-file-bytes (2000)" in result.stderr

@@ -76,14 +76,14 @@ if __name__ == "__main__":
 def test_support_agent_module(lint):
     findings = lint(SUPPORT_AGENT, select=["NA301"]).findings
     assert [(f.line, f.message.split(" (defined")[0]) for f in findings] == [
-        (42, "`schema_for()` mutates module-level dict `_schema_cache`"),
-        (47, "`client()` rebinds module-level `_client`"),
-        (58, "`refund()` mutates module-level dict `_last_payload`"),
-        (59, "`refund()` mutates module-level defaultdict `_attempts`"),
+        (30, "`schema_for()` mutates module-level dict `_schema_cache`"),
+        (35, "`client()` rebinds module-level `_client`"),
+        (46, "`refund()` mutates module-level dict `_last_payload`"),
+        (47, "`refund()` mutates module-level defaultdict `_attempts`"),
     ]
     memo, lazy, payload, _ = (f.message for f in findings)
     assert "functools.lru_cache" in memo and "lru_cache" not in payload
-    assert "defined at line 12; rebound at line 49" in lazy
+    assert "defined at line 13; rebound at line 37" in lazy
     assert "(defined at line 11)" in payload
 
 

@@ -28,13 +28,17 @@ _EARLY_RETURNS = frozenset({"FIRST_COMPLETED", "FIRST_EXCEPTION"})
 class _Wait:
     call: cst.Call
     pending: str | None  # the name the pending set is bound to, if any
-    awaited: str | None  # the name of the collection waited on
+    awaited: list[str]  # names of the tasks, or of the collection, waited on
+    fed_back: bool  # a collection an enclosing loop waits on again
 
 
 @dataclass
 class _Frame:
     waits: list[_Wait] = field(default_factory=list)
     tries: list[cst.Try | cst.TryStar] = field(default_factory=list)  # whose body we are in
+    params: set[str] = field(default_factory=set)
+    assigned: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    loops: list[set[str]] = field(default_factory=list)  # names bound so far in each enclosing loop
 
 
 class TimeoutWithoutCancel(LintRule):
@@ -51,9 +55,12 @@ class TimeoutWithoutCancel(LintRule):
       passes: it neither cancels the work nor records its outcome as unknown.
 
     Not flagged: `asyncio.wait_for` and `asyncio.timeout` without `shield`
-    (they cancel on timeout), a `pending` set fed back into the next `wait`
-    (the usual `FIRST_COMPLETED` loop), returned, stored or passed to a helper,
-    and a `result(timeout=...)` with no local handler (the caller decides).
+    (they cancel on timeout); a `pending` set fed back into the next `wait`
+    (the usual `FIRST_COMPLETED` loop), returned, stored or passed to a helper;
+    tasks cancelled before a grace-period wait; tasks the function did not
+    make (a parameter, an attribute, a snapshot of `self._tasks`): their owner
+    still holds them; and a `result(timeout=...)` with no local handler (the
+    caller decides).
 
     ## Why is this bad?
     A timeout ends the caller's wait, not the work. The abandoned task goes on
@@ -97,27 +104,60 @@ class TimeoutWithoutCancel(LintRule):
     VALID = [
         # Pending tasks cancelled, in a loop or a comprehension.
         (
-            "import asyncio\nasync def f(tasks):\n    done, pending = await asyncio.wait(tasks, timeout=5)\n"
+            "import asyncio\nasync def f(cs):\n    tasks = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(tasks, timeout=5)\n"
             "    for t in pending:\n        t.cancel()\n    return done\n"
         ),
         (
-            "import asyncio\nasync def f(tasks):\n    done, pending = await asyncio.wait(tasks, timeout=5)\n"
+            "import asyncio\nasync def f(cs):\n    tasks = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(tasks, timeout=5)\n"
             "    [t.cancel() for t in list(pending)]\n"
         ),
         # Fed back into the next wait: the FIRST_COMPLETED loop.
         (
-            "import asyncio\nasync def f(tasks):\n    pending = set(tasks)\n    while pending:\n"
+            "import asyncio\nasync def f(cs):\n    tasks = [asyncio.create_task(c) for c in cs]\n    pending = set(tasks)\n    while pending:\n"
             "        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)\n"
             "        for t in done:\n            handle(t.result())\n"
         ),
         # Handed to a helper, returned, or gathered.
-        "import asyncio\nasync def f(ts):\n    done, pending = await asyncio.wait(ts, timeout=5)\n    await cancel_all(pending)\n",
-        "import asyncio\nasync def f(ts):\n    return await asyncio.wait(ts, timeout=5)\n",
-        "import asyncio\nasync def f(ts):\n    done, pending = await asyncio.wait(ts, timeout=5)\n    return done, pending\n",
+        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(ts, timeout=5)\n    await cancel_all(pending)\n",
+        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    return await asyncio.wait(ts, timeout=5)\n",
+        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(ts, timeout=5)\n    return done, pending\n",
         # Result discarded, but the tasks waited on are cancelled afterwards.
-        "import asyncio\nasync def f(ts):\n    await asyncio.wait(ts, timeout=5)\n    for t in ts:\n        t.cancel()\n",
+        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    await asyncio.wait(ts, timeout=5)\n    for t in ts:\n        t.cancel()\n",
+        # The tasks of a literal set, cancelled by name afterwards.
+        (
+            "import asyncio\nasync def f(job):\n    work = asyncio.create_task(job)\n    watchdog = asyncio.create_task(asyncio.sleep(60))\n"
+            "    done, _ = await asyncio.wait({work, watchdog}, return_when=asyncio.FIRST_COMPLETED)\n"
+            "    watchdog.cancel()\n    work.cancel()\n"
+        ),
+        # Cancelled first, then given a grace period: what is left is only reported.
+        (
+            "import asyncio, logging\nasync def close(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    for t in ts:\n        t.cancel()\n"
+            "    done, pending = await asyncio.wait(ts, timeout=1)\n    if pending:\n"
+            "        logging.warning('%d tasks still stopping', len(pending))\n"
+        ),
+        # Kept by the object: the pending set stored, or a snapshot of a registry it owns.
+        (
+            "import asyncio\nclass Pool:\n    async def drain(self):\n"
+            "        done, self.pending = await asyncio.wait(self.pending, return_when=asyncio.FIRST_COMPLETED)\n"
+        ),
+        "import asyncio\nclass Pty:\n    async def settle(self):\n        tasks = tuple(self._closing)\n        await asyncio.wait(tasks, timeout=1)\n",
+        # A collection the enclosing loop waits on again; the outcome handed to the caller.
+        (
+            "import concurrent.futures as cf\ndef run(ex, jobs, deadline):\n    futs = {ex.submit(j) for j in jobs}\n    while futs:\n"
+            "        done, inflight = cf.wait(futs, timeout=deadline, return_when=cf.FIRST_COMPLETED)\n"
+            "        if not done:\n            break\n        for f in done:\n            futs.remove(f)\n"
+        ),
+        "import concurrent.futures as cf\ndef flush(ex, jobs):\n    futs = [ex.submit(j) for j in jobs]\n    done, not_done = cf.wait(futs, timeout=5)\n    return len(not_done) == 0\n",
+        # FIRST_COMPLETED of a single task waits for that task.
+        "import asyncio\nasync def f(c):\n    t = asyncio.create_task(c)\n    done, _ = await asyncio.wait({t}, return_when=asyncio.FIRST_COMPLETED)\n    return done.pop().result()\n",
+        # Tasks the caller passed in: the caller still holds them.
+        (
+            "import asyncio\nasync def wait_briefly(remaining, seconds):\n"
+            "    done, _ = await asyncio.wait(remaining, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)\n"
+            "    return bool(done)\n"
+        ),
         # No timeout and ALL_COMPLETED: nothing is left pending.
-        "import asyncio\nasync def f(ts):\n    done, pending = await asyncio.wait(ts)\n",
+        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(ts)\n",
         # wait_for cancels by itself.
         "import asyncio\nasync def f(c):\n    try:\n        return await asyncio.wait_for(c, timeout=5)\n    except asyncio.TimeoutError:\n        return None\n",
         # The timeout path cancels, or records the unknown outcome.
@@ -149,22 +189,29 @@ class TimeoutWithoutCancel(LintRule):
         ),
         # Pending only logged.
         Invalid(
-            "import asyncio, logging\nasync def f(ts):\n    done, pending = await asyncio.wait(ts, timeout=5)\n"
+            "import asyncio, logging\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(ts, timeout=5)\n"
             "    for t in pending:\n        logging.warning('abandoning %s', t.get_name())\n",
-            line=3,
+            line=4,
         ),
         # Result discarded; the tasks cannot be reached any more.
         Invalid("import asyncio\nasync def f(cs):\n    await asyncio.wait([asyncio.create_task(c) for c in cs], timeout=5)\n", line=3),
-        Invalid("import asyncio\nasync def f(ts):\n    done, _ = await asyncio.wait(ts, timeout=5)\n    return done\n", line=3),
+        Invalid("import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, _ = await asyncio.wait(ts, timeout=5)\n    return done\n", line=4),
+        # A loop that makes new tasks each round: the last round's stragglers are abandoned.
+        Invalid(
+            "import asyncio\nasync def f(batches):\n    for batch in batches:\n"
+            "        tasks = [asyncio.create_task(run(c)) for c in batch]\n"
+            "        done, pending = await asyncio.wait(tasks, timeout=30)\n        report(done)\n",
+            line=5,
+        ),
         # A race whose losers keep running.
         Invalid(
-            "from asyncio import wait, FIRST_COMPLETED\nasync def hedge(a, b):\n"
+            "from asyncio import wait, FIRST_COMPLETED, create_task\nasync def hedge(primary, backup):\n    a, b = create_task(primary), create_task(backup)\n"
             "    done, pending = await wait({a, b}, return_when=FIRST_COMPLETED)\n    return done.pop().result()\n",
-            line=3,
+            line=4,
         ),
         Invalid(
-            "import concurrent.futures as cf\ndef f(futs):\n    done, not_done = cf.wait(futs, 30)\n    return [x.result() for x in done]\n",
-            line=3,
+            "import concurrent.futures as cf\ndef f(ex, jobs):\n    futs = [ex.submit(j) for j in jobs]\n    done, not_done = cf.wait(futs, 30)\n    return [x.result() for x in done]\n",
+            line=4,
         ),
         Invalid(
             "from concurrent.futures import ThreadPoolExecutor, TimeoutError\nex = ThreadPoolExecutor()\n"
@@ -198,7 +245,9 @@ class TimeoutWithoutCancel(LintRule):
         self._check_waits(original_node, self.frames.pop())
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.frames.append(_Frame())
+        params = node.params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        self.frames.append(_Frame(params=names))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._check_waits(original_node.body, self.frames.pop())
@@ -208,6 +257,18 @@ class TimeoutWithoutCancel(LintRule):
 
     def leave_Try_body(self, node: cst.Try) -> None:
         self.frames[-1].tries.pop()
+
+    def visit_For(self, node: cst.For) -> None:
+        self.frames[-1].loops.append(set())
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.frames[-1].loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self.frames[-1].loops.append(set())
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.frames[-1].loops.pop()
 
     def visit_TryStar_body(self, node: cst.TryStar) -> None:
         self.frames[-1].tries.append(node)
@@ -220,6 +281,19 @@ class TimeoutWithoutCancel(LintRule):
         call = _unawaited(node.value)
         if call is not None and len(node.targets) == 1:
             self.assigned_to[call] = node.targets[0].target
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self._bind(target.target.value, node.value)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if isinstance(node.target, cst.Name):
+            self._bind(node.target.value, node.value)
+
+    def _bind(self, name: str, value: cst.BaseExpression) -> None:
+        frame = self.frames[-1]
+        frame.assigned[name] = value
+        for bound in frame.loops:
+            bound.add(name)
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = _unawaited(node.value)
@@ -240,30 +314,47 @@ class TimeoutWithoutCancel(LintRule):
         return_when = calls.argument(node, ("return_when",), 2 if timeout_position else None)
         bounded = timeout is not None and not calls.is_none(timeout.value)
         early = return_when is not None and _last_name(return_when.value) in _EARLY_RETURNS
-        if not (bounded or early) or node not in self.assigned_to:
+        plain = calls.positional(node)
+        if not (bounded or early) or node not in self.assigned_to or not plain:
             return  # nothing left pending, or the result goes somewhere we do not follow
         target = self.assigned_to[node]
         pending = None
         if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
             second = target.elements[1].value
-            pending = second.value if isinstance(second, cst.Name) and second.value != "_" else None
+            if not isinstance(second, cst.Name):
+                return  # kept: `done, self.pending = ...`
+            pending = None if second.value == "_" else second.value
         elif target is not None:
             return  # `result = await wait(...)`: followed no further
-        awaited = node.args[0].value if node.args else None
-        self.frames[-1].waits.append(
-            _Wait(node, pending, awaited.value if isinstance(awaited, cst.Name) else None)
-        )
+        frame = self.frames[-1]
+        waited = _unconverted(plain[0].value)
+        if isinstance(waited, cst.Name) and isinstance(_unconverted(frame.assigned.get(waited.value)), cst.Attribute):
+            return  # a snapshot of a registry the object keeps: `tasks = tuple(self._tasks)`
+        if isinstance(waited, cst.Attribute):
+            return  # the object keeps them
+        if isinstance(waited, (cst.List, cst.Set, cst.Tuple)):
+            elements = waited.elements
+            if len(elements) == 1 and isinstance(elements[0], cst.Element) and not bounded:
+                return  # FIRST_COMPLETED of one task is waiting for it
+            named = [e.value for e in elements if isinstance(e.value, cst.Name)]
+        else:
+            named = [waited] if isinstance(waited, cst.Name) else []
+        if named and len(named) == len(getattr(waited, "elements", named)) and all(
+            n.value in frame.params for n in named
+        ):
+            return  # the caller made these tasks and still holds them
+        awaited = [n.value for n in named]
+        fed_back = isinstance(waited, cst.Name) and bool(frame.loops) and waited.value not in frame.loops[-1]
+        frame.waits.append(_Wait(node, pending, awaited, fed_back))
 
     def _check_waits(self, scope: cst.CSTNode, frame: _Frame) -> None:
         for wait in frame.waits:
-            if wait.pending is not None:
-                if handles_tasks(scope, wait.pending):
-                    continue
-                what = f"nothing cancels, awaits or keeps `{wait.pending}`"
-            else:
-                if wait.awaited is not None and handles_tasks(scope, wait.awaited, self._after(wait.call)):
-                    continue
-                what = "its pending set is dropped"
+            if wait.pending is not None and handles_tasks(scope, wait.pending):
+                continue
+            outside = self._outside(wait.call)
+            if wait.fed_back or any(handles_tasks(scope, name, outside) for name in wait.awaited):
+                continue
+            what = f"nothing cancels, awaits or keeps `{wait.pending}`" if wait.pending else "its pending set is dropped"
             self.report(
                 wait.call,
                 f"`{_shown(wait.call)}(...)` can return while tasks still run, and {what}: "
@@ -271,15 +362,16 @@ class TimeoutWithoutCancel(LintRule):
                 "(`for t in pending: t.cancel()`) or keep them to await later",
             )
 
-    def _after(self, node: cst.CSTNode):
-        """A predicate: does a node start after `node` ends?"""
-        end = self.get_metadata(PositionProvider, node).end
+    def _outside(self, node: cst.CSTNode):
+        """A predicate: is a node outside `node`'s source range?"""
+        where = self.get_metadata(PositionProvider, node)
+        first, last = (where.start.line, where.start.column), (where.end.line, where.end.column)
 
-        def later(other: cst.CSTNode) -> bool:
+        def outside(other: cst.CSTNode) -> bool:
             start = self.get_metadata(PositionProvider, other).start
-            return (start.line, start.column) > (end.line, end.column)
+            return not first <= (start.line, start.column) < last
 
-        return later
+        return outside
 
     # -- a timeout whose handler abandons the work ---------------------------------------
     def _see_wait_for(self, node: cst.Call) -> None:
@@ -308,7 +400,7 @@ class TimeoutWithoutCancel(LintRule):
                 self.report(
                     node,
                     f"`{_shown(node)}(...)`: {why}, and the handler on line {line} neither cancels it "
-                    "nor records its outcome as unknown; a retry will race it",
+                    "nor records its outcome as unknown: its side effects may land after the caller moved on",
                 )
             return
 
@@ -317,6 +409,18 @@ def _unawaited(expr: cst.BaseExpression) -> cst.Call | None:
     if isinstance(expr, cst.Await):
         expr = expr.expression
     return expr if isinstance(expr, cst.Call) else None
+
+
+def _unconverted(expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """The collection inside `set(x)`, `list(x)`, `tuple(x)`."""
+    while (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value in ("set", "list", "tuple", "frozenset")
+        and len(expr.args) == 1
+    ):
+        expr = expr.args[0].value
+    return expr
 
 
 def _last_name(expr: cst.BaseExpression) -> str | None:

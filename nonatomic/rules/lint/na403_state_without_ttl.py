@@ -41,8 +41,9 @@ class StateWithoutTtl(LintRule):
     Flags task, session, run or conversation state written to Redis with no
     expiry: `set` without `ex`/`px`/`exat`/`pxat`/`keepttl`, and `hset`,
     `hmset`, `rpush`, `lpush`, `sadd`, `zadd`, `append`, on a key that looks
-    like run state (its expression names a task, session, run, conversation,
-    chat, thread, agent, state, checkpoint, job, workflow or step), when no
+    like the state of one run: built per run (not one constant string) and
+    naming a task, session, run, conversation, chat, thread, agent, state,
+    checkpoint, job, workflow or step, when no
     `expire`/`pexpire`/`expireat` is applied to the same key in the same
     function, class or module.
 
@@ -105,6 +106,11 @@ class StateWithoutTtl(LintRule):
         ),
         # Not run state: configuration and counters.
         "import redis\nr = redis.Redis()\nr.set('feature:dark-mode', '1')\nr.hset('config', 'model', 'gpt-4o')\n",
+        # One constant key shared by every run is global state, even if it says "state" or "run".
+        (
+            "import redis\nr = redis.Redis()\nACTIVE_RUNS = 'agent:run:active'\n"
+            "r.set('circuit:llm:state', 'open')\ndef admit():\n    r.set(ACTIVE_RUNS, 0)\n"
+        ),
         # A lock (NA401's business).
         "import redis\nr = redis.Redis()\nr.set(f'lock:session:{sid}', token, nx=True)\n",
         # Not Redis: a dict-like cache and a Django cache with its default timeout.
@@ -202,6 +208,8 @@ class StateWithoutTtl(LintRule):
         )
 
     def _is_state(self, key: Key) -> bool:
+        if key.constant:
+            return False  # one key for all runs: a global setting or counter, not a run's state
         found = words(f"{key.text} {key.resolved}")
         return bool((found | {w[:-1] for w in found if w.endswith("s")}) & self.state_words)
 

@@ -48,27 +48,28 @@ _WAIT_FOR_TIMEOUT_POSITION = 1
 
 def agent_run(call: cst.Call, callee: str | None) -> str | None:
     """How to show `call` in a message if it runs an agent, else None."""
-    shown = source(call.func)
     if callee in RUN_FUNCTIONS:
-        return shown
+        return source(call.func)
     if not isinstance(call.func, cst.Attribute):
         return None
     method = call.func.attr.value
     if callee is not None:
         owner = callee.rsplit(".", 1)[0]
         if method in RUN_METHODS.get(owner, ()):
-            return shown
+            return source(call.func)
         if owner in RUN_METHODS:
             return None
+    receiver = call.func.value
+    if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+        return None  # the framework's own methods delegating to each other
     if method in _KICKOFFS:
-        return shown
+        return source(call.func)
     if method in _GRAPH_RUNS:
-        receiver = call.func.value
         if isinstance(receiver, cst.Call):
             receiver = receiver.func
         name = dotted_name(receiver)
         if name is not None and words(name.rsplit(".", 1)[-1]) & _AGENT_WORDS:
-            return shown
+            return source(call.func)
     return None
 
 

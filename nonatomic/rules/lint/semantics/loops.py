@@ -27,13 +27,13 @@ _COUNTER_USES = {
 
 @dataclass(frozen=True)
 class LoopShape:
-    handlers: frozenset[cst.ExceptHandler]  # what runs after a failed attempt
-    caught: tuple[str, ...] | None  # exceptions those handlers catch; () for a bare except
+    caught: tuple[str, ...] | None  # exceptions the retrying handlers catch; () for a bare except
     sleeps: tuple[cst.Call, ...]
     bound: cst.BaseExpression | None  # the `range(...)` or `while` test; None for `while True`
-    # Without try/except, only the calls whose result decides the exit are retried
-    # (`r = post(); if r.ok: break`); None: every call of the attempt is.
-    only: frozenset[cst.Call] | None
+    # The calls the loop retries: those in the body of the try that fails over to
+    # the next round, or, without try/except, those whose result decides the exit
+    # (`r = post(); if r.ok: break`).  Work before or after them is not the attempt.
+    retried: frozenset[cst.Call]
 
 
 class _Body(cst.CSTVisitor):
@@ -46,7 +46,7 @@ class _Body(cst.CSTVisitor):
         self.continues = False
         self.sleeps: list[cst.Call] = []
         self.calls: list[cst.Call] = []
-        self.exit_tests: list[cst.BaseExpression] = []
+        self.exit_tests: list[cst.BaseExpression] = []  # tests that end or restart the round
         self.assigned: dict[str, list[cst.BaseExpression]] = {}
         self.subscripts: list[cst.Subscript] = []
         self._handler_depth = 0
@@ -75,7 +75,8 @@ class _Body(cst.CSTVisitor):
         self.continues = True
 
     def visit_If(self, node: cst.If) -> None:
-        if any(isinstance(s, (cst.Return, cst.Break)) for s in _small_statements(node.body)):
+        # `if r.ok: return r` and `if r.code in RETRYABLE: sleep(); continue` both test the attempt.
+        if any(isinstance(s, (cst.Return, cst.Break, cst.Continue)) for s in _small_statements(node.body)):
             self.exit_tests.append(node.test)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -171,7 +172,12 @@ def retry_loop(
         )
         bound = None if forever else test
         flags = names_in(test) if not forever else set()
-    attempts = [attempt for attempt in body.tries if _attempt_exits(attempt, loop, flags, is_sleep)]
+    attempts = [
+        attempt
+        for attempt in body.tries
+        if not all(_leaves_loop(handler) for handler in attempt.handlers)
+        and _attempt_exits(attempt, loop, flags, is_sleep)
+    ]
     handlers = [handler for attempt in attempts for handler in attempt.handlers if not _leaves_loop(handler)]
     if handlers:
         caught: list[str] = []
@@ -183,7 +189,10 @@ def retry_loop(
                 types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
                 exprs = [el.value for el in types] if types else [handler.type]
                 caught += [dotted_name(expr) or "?" for expr in exprs]
-        return LoopShape(frozenset(handlers), () if bare else tuple(caught), tuple(body.sleeps), bound, None)
+        retried = frozenset(
+            call for attempt in attempts for block in (attempt.body, attempt.orelse) if block for call in calls_in(block)
+        )
+        return LoopShape(() if bare else tuple(caught), tuple(body.sleeps), bound, retried)
     if not body.exits and not flags & set(body.assigned):
         return None
     if not body.sleeps and not (body.continues and isinstance(loop, cst.For)):
@@ -196,7 +205,7 @@ def retry_loop(
             deciding |= {_unwrap(v) for v in body.assigned.get(name, []) if isinstance(_unwrap(v), cst.Call)}
     if not deciding:
         return None
-    return LoopShape(frozenset(), None, tuple(body.sleeps), bound, frozenset(deciding))
+    return LoopShape(None, tuple(body.sleeps), bound, frozenset(deciding))
 
 
 def _attempt_exits(attempt: cst.Try, loop: cst.For | cst.While, flags: set[str], is_sleep) -> bool:
@@ -217,6 +226,16 @@ def _attempt_exits(attempt: cst.Try, loop: cst.For | cst.While, flags: set[str],
             for s in following
         )
     return False
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """Every call under `node` that runs when it runs (not inside a nested def or lambda)."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return []
+    found = [node] if isinstance(node, cst.Call) else []
+    for child in node.children:
+        found += calls_in(child)
+    return found
 
 
 def _inside(node: cst.CSTNode, tree: cst.CSTNode) -> bool:

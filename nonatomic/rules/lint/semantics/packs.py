@@ -13,4 +13,4 @@ import yaml
 def load_pack(name: str) -> Any:
     """The parsed `nonatomic/rules/<name>.yaml`."""
     text = resources.files("nonatomic.rules").joinpath(f"{name}.yaml").read_text("utf-8")
-    return yaml.safe_load(text)
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built with it

@@ -2,10 +2,10 @@
 
 Two questions about abandoned work, answered from the syntax of one function:
 
-- `handles_tasks(scope, name)`: is a collection of tasks or futures (the
-  `pending` set of `asyncio.wait`) cancelled, awaited again, handed on,
-  stored or returned somewhere in `scope`, or only looked at (`len`,
-  `if pending:`, logging)?  Anything the analysis does not understand counts
+- `handles_tasks(scope, name)`: is a task, or a collection of tasks or
+  futures (the `pending` set of `asyncio.wait`), cancelled, awaited again,
+  handed on, stored or returned somewhere in `scope`, or only looked at
+  (`len`, `if pending:`, logging) or regrouped (`tasks.append(t)`)?  Anything the analysis does not understand counts
   as handled: the rules using it must be quiet when unsure.
 - `is_passive(handler)`: does an `except TimeoutError:` block only log,
   return, raise or pass, i.e. neither cancel the work nor record anything?
@@ -25,6 +25,8 @@ _INSPECTING = frozenset(
         "done", "cancelled", "get_name", "get_coro", "result",
     }
 )
+# Methods that only change which tasks a collection holds: `tasks.append(t)`, `pending.clear()`.
+_MEMBERSHIP = frozenset({"append", "add", "extend", "update", "insert", "clear", "discard", "remove", "difference_update"})
 # Calls whose result is the same tasks, to follow: `for t in list(pending)`.
 _CONVERTING = frozenset({"list", "set", "tuple", "sorted", "frozenset", "iter", "enumerate"})
 # Calls a passive handler may make: builtins and loggers, besides constructors (`raise ToolTimeout(...)`).
@@ -101,13 +103,15 @@ def handles_tasks(
 
 
 def _use_handles(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> bool:
+    if any(isinstance(a, cst.Return) for a in ancestors):
+        return True  # the caller learns what is still running and owns it
     i = len(ancestors) - 1
     while i >= 0:
         parent = ancestors[i]
         if isinstance(parent, cst.Attribute):  # `t.cancel()`, `t.get_name()`, `t.name`
             grand = ancestors[i - 1] if i > 0 else None
             if isinstance(grand, cst.Call) and grand.func is parent:
-                return parent.attr.value not in _INSPECTING
+                return parent.attr.value not in _INSPECTING | _MEMBERSHIP
             return False
         if isinstance(parent, cst.Arg):
             call = ancestors[i - 1]

@@ -7,8 +7,9 @@ and the keys it names.  A call is a Redis command when its receiver is
 - typed: built by a constructor of `objects.yaml` (`redis.Redis`, `from_url`,
   `RedisCluster`, `pipeline()`...), as `CalleeProvider` follows it;
 - named like a client: a receiver whose dotted name contains "redis"
-  (`self.redis`, `redis_client`, `get_redis()`), or a parameter or attribute
-  annotated with a Redis type;
+  (`self.redis`, `redis_client`, `get_redis()`), a variable assigned from
+  such a name (`r = bus.get_redis()`), or a parameter or attribute annotated
+  with a Redis type;
 - proven by a command only Redis has: in a file that imports redis, a receiver
   on which `setnx(...)` or `set(..., nx=...)` is called is a Redis client from
   then on in that file (for `self.<attr>`, in that class).
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
+from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 from nonatomic.rules.lint.semantics.names import source
 
@@ -44,13 +46,13 @@ _KEYWORDS = {
 }
 # Commands whose keys are all their positional arguments; the others take one key first.
 _MULTI_KEY = frozenset({"delete", "unlink", "exists", "touch", "watch"})
-_SHAPE_ONLY = frozenset({"setnx"})
 
 
 @dataclass(frozen=True)
 class Key:
     text: str  # the key expression as written
-    resolved: str  # with a local variable replaced by what it was assigned
+    resolved: str  # with a variable replaced by what it was assigned
+    constant: bool = False  # a plain string: one key for everyone, not per task or session
 
     def same_as(self, other: Key) -> bool:
         return self.resolved == other.resolved or self.text == other.text
@@ -75,7 +77,7 @@ def literal_truth(expr: cst.BaseExpression) -> bool | None:
     return None
 
 
-def command_keywords_fit(call: cst.Call, command: str) -> bool:
+def _command_keywords_fit(call: cst.Call, command: str) -> bool:
     """Whether every keyword of `call` is one redis-py's `command` accepts."""
     allowed = _KEYWORDS.get(command)
     if allowed is None:
@@ -186,12 +188,12 @@ class RedisCallProvider(BatchableMetadataProvider["RedisCall | None"]):
         if not isinstance(func, cst.Attribute):
             return
         command = func.attr.value
-        if not command_keywords_fit(original_node, command):
+        if not _command_keywords_fit(original_node, command):
             return
         receiver = func.value
-        receiver_text = source(receiver)
-        if not self._is_client(original_node, receiver, receiver_text, command):
+        if not self._is_client(original_node, receiver, command):
             return
+        receiver_text = source(receiver)
         self._commands.add(original_node)
         callee = self.get_metadata(CalleeProvider, original_node, None) or ""
         json = callee.startswith("redis.JSON.") or (
@@ -203,7 +205,7 @@ class RedisCallProvider(BatchableMetadataProvider["RedisCall | None"]):
             original_node, RedisCall(command, receiver_text, self._keys(original_node, command), json)
         )
 
-    def _is_client(self, call: cst.Call, receiver: cst.BaseExpression, text: str, command: str) -> bool:
+    def _is_client(self, call: cst.Call, receiver: cst.BaseExpression, command: str) -> bool:
         callee = self.get_metadata(CalleeProvider, call, None)
         if callee and callee.rsplit(".", 1)[0] in CLIENT_TYPES:
             return True
@@ -214,14 +216,20 @@ class RedisCallProvider(BatchableMetadataProvider["RedisCall | None"]):
         name = _receiver_name(receiver)
         if name is not None and "redis" in name.lower():
             return True
+        text = dotted_name(receiver)
+        if text is None:
+            return False
+        origin = next((scope.assigned[text] for scope in self._visible(text) if text in scope.assigned), None)
+        origin_name = _receiver_name(origin) if origin is not None else None
+        if origin_name is not None and "redis" in origin_name.lower():
+            return True  # `r = bus.get_redis()`
         if any(text in scope.clients for scope in self._visible(text)):
             return True
-        proven = command in _SHAPE_ONLY or (command == "set" and any(
-            arg.keyword is not None and arg.keyword.value == "nx" for arg in call.args
-        ))
+        proven = command == "setnx" or (command == "set" and calls.keyword(call, "nx") is not None)
         if proven and self._imports_redis:
             # File-wide: module helpers pass the same `client` parameter around.
-            (self._classes[-1] if text.startswith("self.") and self._classes else self._functions[0]).clients.add(text)
+            scope = self._classes[-1] if text.startswith("self.") and self._classes else self._functions[0]
+            scope.clients.add(text)
             return True
         return False
 
@@ -234,12 +242,16 @@ class RedisCallProvider(BatchableMetadataProvider["RedisCall | None"]):
                 plain.append(arg.value)
         if command not in _MULTI_KEY:
             plain = plain[:1]
-        return tuple(Key(source(expr), self._resolve(expr)) for expr in plain)
+        keys = []
+        for expr in plain:
+            value = self._resolve(expr)
+            keys.append(Key(source(expr), source(value), isinstance(value, (cst.SimpleString, cst.ConcatenatedString))))
+        return tuple(keys)
 
-    def _resolve(self, expr: cst.BaseExpression) -> str:
+    def _resolve(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         name = dotted_name(expr)
         if name is not None:
             for scope in self._visible(name):
                 if name in scope.assigned:
-                    return source(scope.assigned[name])
-        return source(expr)
+                    return scope.assigned[name]
+        return expr

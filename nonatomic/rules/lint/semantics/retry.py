@@ -120,11 +120,9 @@ class RetryProvider(CalleeProvider):
         self._stack: list[FunctionFacts | str] = []  # enclosing functions and class names
         self._frames: list[list[RetryScope]] = [[]]  # loop scopes open in each function
         self._loops: dict[cst.CSTNode, RetryScope] = {}
-        self._handlers: dict[cst.ExceptHandler, RetryScope] = {}
-        self._hidden: dict[int, int] = {}
         self._class_info: dict[str, tuple[list[str], str | None]] = {}  # bases, `name = "..."`
         self._param_calls: list[tuple[FunctionFacts, str, CallSite]] = []
-        self._only: dict[RetryScope, frozenset[cst.Call]] = {}  # see `LoopShape.only`
+        self._only: dict[RetryScope, frozenset[cst.Call]] = {}  # see `LoopShape.retried`
         self._defined: dict[cst.FunctionDef, FunctionFacts] = {}
 
     # -- where we are ------------------------------------------------------------
@@ -236,10 +234,7 @@ class RetryProvider(CalleeProvider):
             return
         scope = RetryScope("loop", label, node, None, {}, shape.caught, shape.sleeps, shape.bound)
         self._open(node, scope)
-        for handler in shape.handlers:
-            self._handlers[handler] = scope
-        if shape.only is not None:
-            self._only[scope] = shape.only
+        self._only[scope] = shape.retried
 
     def _open(self, node: cst.CSTNode, scope: RetryScope) -> None:
         self._loops[node] = scope
@@ -250,16 +245,6 @@ class RetryProvider(CalleeProvider):
         scope = self._loops.pop(node, None)
         if scope is not None:
             self._frames[-1].remove(scope)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        scope = self._handlers.get(node)
-        if scope is not None:
-            self._hidden[id(scope)] = self._hidden.get(id(scope), 0) + 1
-
-    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
-        scope = self._handlers.get(original_node)
-        if scope is not None:
-            self._hidden[id(scope)] -= 1
 
     def _is_counter(self, iterable: cst.BaseExpression) -> bool:
         if not isinstance(iterable, cst.Call):
@@ -277,10 +262,7 @@ class RetryProvider(CalleeProvider):
         super().leave_Call(original_node)
         function = self._function()
         frames = tuple(
-            scope
-            for scope in self._frames[-1]
-            if not self._hidden.get(id(scope))
-            and (scope not in self._only or original_node in self._only[scope])
+            scope for scope in self._frames[-1] if scope not in self._only or original_node in self._only[scope]
         )
         site = CallSite(original_node, self.qualify(original_node.func), dotted_name(original_node.func), function, frames)
         self.model.sites.append(site)

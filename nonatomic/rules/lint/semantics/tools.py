@@ -156,7 +156,14 @@ class ToolRegistry:
         return _normal_key(name) in self.key_names
 
     def _client_like(self, receiver: cst.BaseExpression) -> bool:
-        return bool(set(_receiver_words(receiver)) & self.client_words)
+        """Reading back from the method: a client word before any private attribute
+        (`self._client.tickets` yes, `client._resolver` no: an internal component)."""
+        for segment in _receiver_names(receiver):
+            if set(words(segment)) & self.client_words:
+                return True
+            if segment.startswith("_"):
+                return False
+        return False
 
     # -- writes -----------------------------------------------------------------------------
     def write_of(
@@ -367,12 +374,12 @@ def _string_start(expr: cst.BaseExpression) -> str | None:
     return None
 
 
-def _receiver_words(expr: cst.BaseExpression) -> list[str]:
-    """Words of every name along a receiver chain: `self._http_client.tickets` -> self, http, client, tickets."""
+def _receiver_names(expr: cst.BaseExpression) -> list[str]:
+    """Names along a receiver chain, last first: `self._http.tickets` -> tickets, _http, self."""
     found: list[str] = []
     while True:
         if isinstance(expr, cst.Attribute):
-            found += words(expr.attr.value)
+            found.append(expr.attr.value)
             expr = expr.value
         elif isinstance(expr, cst.Call):
             expr = expr.func
@@ -381,6 +388,6 @@ def _receiver_words(expr: cst.BaseExpression) -> list[str]:
         elif isinstance(expr, cst.Await):
             expr = expr.expression
         elif isinstance(expr, cst.Name):
-            return found + words(expr.value)
+            return [*found, expr.value]
         else:
             return found

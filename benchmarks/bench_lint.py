@@ -1,0 +1,74 @@
+"""Lint speed: the pre-commit case (one small file, whole process) and a real
+corpus of agent frameworks, next to plain `libcst.parse_module` on the same files."""
+
+from __future__ import annotations
+
+import multiprocessing
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import libcst
+
+sys.path.insert(0, str(Path(__file__).parent))
+from corpus import ensure_corpus, python_files  # noqa: E402
+
+NONATOMIC = [sys.executable, "-m", "nonatomic"]
+
+
+def timed(command: list[str], cwd: Path | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def _parse(path: Path) -> None:
+    try:
+        libcst.parse_module(path.read_bytes())
+    except Exception:  # noqa: BLE001 - only the time matters here
+        pass
+
+
+def parse_all(files: list[Path], jobs: int) -> float:
+    start = time.perf_counter()
+    if jobs == 1:
+        for path in files:
+            _parse(path)
+    else:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            pool.map(_parse, files, chunksize=8)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        small = Path(tmp) / "tool.py"
+        small.write_text("import requests\n\ndef refund(o):\n    return requests.post(URL, json=o, timeout=5)\n")
+        runs = [timed([*NONATOMIC, "lint", "--no-cache", str(small)]) for _ in range(7)]
+        print(f"pre-commit case (one small file, whole process): median {statistics.median(runs):.3f} s "
+              f"(goal <= 0.25 s)")
+
+    root = ensure_corpus()
+    files = python_files(root)
+    lines = sum(path.read_bytes().count(b"\n") for path in files)
+    print(f"corpus: {len(files)} files, {lines / 1e6:.2f} M lines")
+
+    def row(label: str, seconds: float) -> None:
+        print(f"  {label:<36} {seconds:7.2f} s  {len(files) / seconds:8.0f} files/s")
+
+    row("libcst.parse_module, 1 process", parse_all(files, 1))
+    row("libcst.parse_module, 2 processes", parse_all(files, 2))
+    cache = root / ".nonatomic_cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    row("nonatomic lint --jobs 1 (cold)", timed([*NONATOMIC, "lint", "--no-cache", "--jobs", "1", "."], root))
+    row("nonatomic lint --jobs 2 (cold)", timed([*NONATOMIC, "lint", "--jobs", "2", "."], root))
+    row("nonatomic lint (warm cache)", timed([*NONATOMIC, "lint", "--jobs", "2", "."], root))
+    shutil.rmtree(cache, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

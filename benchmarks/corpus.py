@@ -1,0 +1,49 @@
+"""The real-code corpus the lint benchmark and real-code checks use: pinned
+agent frameworks and the libraries they call, as published on the registry."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+PINNED = [
+    "langchain-core==1.8.4", "langgraph==1.2.24", "openai-agents==0.24.0", "crewai==1.15.30",
+    "smolagents==1.26.0", "llama-index-core==0.14.25", "langchain==1.5.2",
+    "langchain-community==0.4.2", "langchain-openai==1.7.4", "langchain-anthropic==1.7.10",
+    "openai==3.57.0", "anthropic==2.14.0", "autogen-agentchat==0.7.5", "autogen-core==0.7.5",
+    "pydantic-ai-slim==2.68.0", "dspy==3.4.1", "haystack-ai==3.4.1", "tenacity==9.2.1",
+    "backoff==2.2.1", "stamina==26.1.0", "httpx==0.28.1", "requests==2.34.2", "redis==8.1.0",
+]
+
+
+def corpus_dir() -> Path:
+    """Downloaded once into the temp dir (or NONATOMIC_BENCH_CORPUS) and reused."""
+    default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "corpus"
+    return Path(os.environ.get("NONATOMIC_BENCH_CORPUS", default))
+
+
+def ensure_corpus() -> Path:
+    root = corpus_dir()
+    done = root / ".complete"
+    if done.exists():
+        return root
+    wheels = root.parent / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
+         "--dest", str(wheels), *PINNED],
+        check=True,
+    )
+    for wheel in sorted(wheels.glob("*.whl")):
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(root / wheel.name.split("-", 1)[0])
+    done.touch()
+    return root
+
+
+def python_files(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.py"))

@@ -1,0 +1,58 @@
+"""`nonatomic timeline`: draw the incident timeline of tasks in guard logs.
+
+Exit codes: 0 drawn (findings do not fail a drawing; `replay` judges),
+2 unreadable input, bad mapping or settings, or a --task with no events.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from nonatomic.cli.replay import _codes, _usage_error, open_session, replay, write
+from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS
+
+_FROM_REPLAY = ("mapping", "db", "output", "select", "ignore", "memory_limit", "threads", "input_format",
+                "max_line_bytes")
+"""Options that mean what they mean for `replay`: the same objects, so the two never drift."""
+
+
+@click.command()
+@click.argument("logs", nargs=-1, required=True)
+@click.option("--task", "tasks", multiple=True, help="Draw this task (repeatable) [default: every task with findings].")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "html"]), default="text", show_default=True,
+              help="text: a terminal; md: Markdown with a Mermaid diagram; html: one self-contained page.")
+@click.option("--max-events", type=click.IntRange(min=1), default=MAX_EVENTS, show_default=True,
+              help="Events drawn per task (the findings' witnesses and their neighbours first).")
+@click.option("--max-tasks", type=click.IntRange(min=1), default=MAX_TASKS, show_default=True,
+              help="Tasks drawn when no --task is given (the most severe first).")
+def timeline(logs, tasks, fmt, max_events, max_tasks, mapping, db, output, select, ignore, memory_limit, threads,
+             input_format, max_line_bytes) -> None:
+    """Draw the timeline of a task (--task), or of every task with findings."""
+    from nonatomic.replay import render_html, render_md, render_text
+    from nonatomic.replay.timeline import build_timelines, tasks_to_draw
+
+    session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
+    with session:
+        findings = session.detect(_codes(select), _codes(ignore))
+        names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
+        timelines = build_timelines(session.con, names, findings, settings=session.settings, max_events=max_events)
+    missing = sorted(set(names) - {t.task_id for t in timelines})
+    if missing:
+        raise _usage_error(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
+    if not names:
+        click.echo("nonatomic: no task has findings; name one with --task", err=True)
+        return
+    if fmt == "text":
+        color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        drawing = render_text.render(timelines, omitted, color=color)
+    elif fmt == "md":
+        drawing = render_md.render(timelines, omitted)
+    else:
+        drawing = render_html.timeline_page(timelines, omitted)
+    write(drawing, output)
+
+
+timeline.params += [p for p in replay.params if p.name in _FROM_REPLAY]

@@ -1,0 +1,186 @@
+"""Self-contained HTML pages: the replay report and the timeline page.
+
+One file each, no network: the stylesheet and script are inline and admitted
+by hash (html_assets), the charts are inline SVG (render_svg).  Every value
+from a log goes through `html.escape` (attributes too); ids and links are
+built from counters, never from log values.  The report's findings table
+sorts and filters with a few lines of plain JavaScript; everything else
+works without it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping
+
+from nonatomic import __version__
+from nonatomic.replay.html_assets import CSS, SCRIPT, content_security_policy
+from nonatomic.replay.render_svg import e, svg
+from nonatomic.replay.report import SEVERITIES, TEXT_QUARANTINE_SHOWN
+from nonatomic.replay.timeline import Row, Timeline, build_timelines, clock, extras, seconds, tasks_to_draw
+
+TABLE_ROWS = 2000
+"""Findings listed in the report's table; `--format json` lists them all."""
+REPORT_TASKS = 50
+REPORT_EVENTS = 80
+"""Timelines drawn in a report and events drawn per timeline: a report over thousands of
+tasks stays a few megabytes; `nonatomic timeline --task` draws any task in full."""
+_EVENT_FIELDS = ("step", "attempt", "op", "phase", "status", "code", "tool", "target", "idempotency_key",
+                 "owner", "ttl_ms", "error", "seq")
+
+
+def report(con, summary: Mapping, findings: list[dict], quarantine: list[dict],
+           settings: Mapping[str, object] | None = None) -> str:
+    """The replay report: summary, findings table and the timelines of the most severe tasks."""
+    tasks, omitted = tasks_to_draw(findings, REPORT_TASKS)
+    timelines = build_timelines(con, tasks, findings, settings=settings, max_events=REPORT_EVENTS)
+    return report_page(summary, findings, quarantine, timelines, omitted)
+
+
+def report_page(summary: Mapping, findings: list[dict], quarantine: list[dict], timelines: list[Timeline],
+                omitted_tasks: int) -> str:
+    drawn = {t.task_id: f"t{k}" for k, t in enumerate(timelines, 1)}
+    body = ["<h1>nonatomic replay</h1>", _summary(summary, findings), _findings_table(findings, drawn, timelines)]
+    if quarantine:
+        body.append(_quarantine(quarantine))
+    body.append(_timelines(timelines, omitted_tasks, "Timelines of the tasks with findings"))
+    return _page("nonatomic replay report", body, with_script=bool(findings))
+
+
+def timeline_page(timelines: list[Timeline], omitted_tasks: int) -> str:
+    body = ["<h1>nonatomic timeline</h1>", _timelines(timelines, omitted_tasks, None)]
+    return _page("nonatomic timeline", body, with_script=False)
+
+
+def _page(title: str, body: list[str], with_script: bool) -> str:
+    head = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{e(content_security_policy(with_script))}">\n'
+            f'<meta name="referrer" content="no-referrer">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n")
+    tail = "\n</main>\n" + (f"<script>{SCRIPT}</script>\n" if with_script else "") + "</body>\n</html>\n"
+    return head + "\n".join(body) + tail
+
+
+def _summary(summary: Mapping, findings: list[dict]) -> str:
+    by_severity = Counter(f["severity"] for f in findings)
+    cells = [*summary.items(), *((s, by_severity[s]) for s in SEVERITIES)]
+    items = "".join(f"<div><dt>{e(k)}</dt><dd>{e(v)}</dd></div>" for k, v in cells)
+    return (f'<p class="meta">nonatomic {e(__version__)}: lines read = events + quarantined '
+            f'({e(summary["lines"])} = {e(summary["events"])} + {e(summary["quarantined"])})</p>'
+            f'<dl class="summary">{items}</dl>')
+
+
+def _findings_table(findings: list[dict], drawn: Mapping[str, str], timelines: list[Timeline]) -> str:
+    if not findings:
+        return "<h2>Findings</h2><p>No findings.</p>"
+    by_fingerprint = {f["fingerprint"]: n for t in timelines for n, f in enumerate(t.findings, 1)}
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    rows = []
+    for f in findings[:TABLE_ROWS]:
+        anchor = drawn.get(f["task_id"])
+        number = by_fingerprint.get(f["fingerprint"])
+        code = e(f["code"]) if anchor is None or number is None else f'<a href="#{anchor}-f{number}">{e(f["code"])}</a>'
+        task = e(f["task_id"]) if anchor is None else f'<a href="#{anchor}">{e(f["task_id"])}</a>'
+        step = "" if f.get("step") is None else e(f["step"])
+        rows.append(f'<tr data-severity="{e(f["severity"])}" data-fingerprint="{e(f["fingerprint"])}">'
+                    f'<td class="sev nowrap {e(f["severity"])}" data-sort="{rank.get(f["severity"], 9)}">'
+                    f'{e(f["severity"])}</td><td class="nowrap">{code}</td><td class="nowrap">{e(f["name"])}</td>'
+                    f'<td>{task}</td><td>{step}</td><td class="mono nowrap">{e(f.get("ts") or "")}</td>'
+                    f'<td class="message">{e(f["message"])}</td><td class="mono nowrap">{_evidence(f)}</td></tr>')
+    heads = "".join(f'<th scope="col"><button type="button">{h}</button></th>'
+                    for h in ("severity", "code", "name", "task", "step", "time (UTC)", "message", "evidence"))
+    options = "".join(f'<option value="{s}">{s}</option>' for s in SEVERITIES)
+    cut = (f'<p class="note">The first {TABLE_ROWS} of {len(findings)} findings are listed; '
+           "<code>--format json</code> lists them all.</p>" if len(findings) > TABLE_ROWS else "")
+    return (f"<h2>Findings ({len(findings)})</h2>"
+            '<div class="controls"><input id="filter" type="search" placeholder="filter: code, task, message…" '
+            f'aria-label="filter findings"><select id="severity" aria-label="severity"><option value="">'
+            f'every severity</option>{options}</select><span id="shown" class="note"></span></div>'
+            f'<table id="findings-table"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>{cut}')
+
+
+def _evidence(finding: Mapping) -> str:
+    return "<br>".join(_where(ev) for ev in finding.get("events") or ())
+
+
+def _quarantine(quarantine: list[dict]) -> str:
+    rows = "".join(f"<tr><td>{e(q['file'])}</td><td>{e(q['line'])}</td><td>{e(q['reason'])}</td>"
+                   f"<td class=\"extra\">{e((q.get('raw') or '')[:200])}</td></tr>"
+                   for q in quarantine[:TEXT_QUARANTINE_SHOWN])
+    more = (f'<p class="note">… and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more '
+            "(<code>--format json</code> lists all).</p>" if len(quarantine) > TEXT_QUARANTINE_SHOWN else "")
+    return (f"<h2>Quarantined lines ({len(quarantine)})</h2><table><thead><tr><th>file</th><th>line</th>"
+            f"<th>reason</th><th>raw</th></tr></thead><tbody>{rows}</tbody></table>{more}")
+
+
+def _timelines(timelines: list[Timeline], omitted_tasks: int, heading: str | None) -> str:
+    out = [f"<h2>{e(heading)}</h2>"] if heading else []
+    if timelines:
+        out.append(_legend())
+    out += [_article(t, f"t{k}") for k, t in enumerate(timelines, 1)]
+    if omitted_tasks:
+        out.append(f'<p class="note">{omitted_tasks} more task(s) with findings are not drawn, to keep this page '
+                   "small; draw one with <code>nonatomic timeline LOG --task ID --format html</code>.</p>")
+    return "\n".join(out)
+
+
+def _article(t: Timeline, anchor: str) -> str:
+    items = []
+    for n, f in enumerate(t.findings, 1):
+        where = ", ".join(_event_link(t, anchor, ev) for ev in f.get("events") or ())
+        step = "" if f.get("step") is None else f" step {e(f['step'])}"
+        items.append(f'<li id="{anchor}-f{n}"><span class="sev {e(f["severity"])}">{e(f["severity"])}</span> '
+                     f"<b>{e(f['code'])}</b> {e(f['name'])}{step}: {e(f['message'])} <span class=\"note\">({where})</span></li>")
+    findings = f'<ol class="findings">{"".join(items)}</ol>' if items else ""
+    return (f'<article class="timeline" id="{anchor}"><h3>task {e(t.task_id)}</h3>'
+            f'<p class="meta">{e(t.headline())}</p><div class="svgwrap">{svg(t, anchor)}</div>{findings}'
+            f"<details><summary>events and their extra fields ({t.events_drawn} drawn)</summary>"
+            f"{_events_table(t, anchor)}</details></article>")
+
+
+def _event_link(t: Timeline, anchor: str, witness: Mapping) -> str:
+    pos = next((r.pos for r in t.rows if r.kind == "event" and r.event["event_id"] == witness["event_id"]), None)
+    return f'<a href="#{anchor}-e{pos}">{_where(witness)}</a>' if pos is not None else _where(witness)
+
+
+def _where(event: Mapping) -> str:
+    """`name:line` of a log line; the full path on hover (paths are long, names tell logs apart)."""
+    name = re.split(r"[\\/]", str(event["file"]))[-1]
+    return f'<span title="{e(event["file"])}">{e(name)}:{e(event["line"])}</span>'
+
+
+def _events_table(t: Timeline, anchor: str) -> str:
+    events = [row for row in t.rows if row.kind == "event"]
+    fields = [k for k in _EVENT_FIELDS if any(k in row.event for row in events)]  # no empty columns
+    heads = "".join(f"<th>{h}</th>" for h in ("#", "time (UTC)", "+s", "lane", *fields, "findings", "log line",
+                                               "extra fields"))
+    rows = "".join(_event_row(t, anchor, row, fields) for row in t.rows)
+    return f'<div class="scroll"><table class="events"><thead><tr>{heads}</tr></thead><tbody>{rows}</tbody></table></div>'
+
+
+def _event_row(t: Timeline, anchor: str, row: Row, fields: list[str]) -> str:
+    columns = len(fields) + 7
+    if row.kind == "gap":
+        return f'<tr><td></td><td colspan="{columns - 1}" class="note">{e(row.text)}</td></tr>'
+    time = (f'<td class="nowrap">{clock(row.ts_ms)}</td><td>{seconds(row.ts_ms - t.start_ms)}</td>'
+            f"<td>{e(t.lanes[row.lane].label)}</td>")
+    if row.kind == "expiry":
+        return f'<tr><td></td>{time}<td colspan="{columns - 4}" class="note">{e(row.text)}</td></tr>'
+    values = "".join(f"<td>{e(row.event.get(k, ''))}</td>" for k in fields)
+    marks = " ".join(f'<a href="#{anchor}-f{n}">[{n}]</a>' for n in row.marks)
+    more = "\n".join(f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
+                     for k, v in extras(row).items())
+    witness = ' class="witness"' if row.marks else ""
+    return (f'<tr id="{anchor}-e{row.pos}"{witness}><td>{row.pos}</td>{time}{values}<td>{marks}</td>'
+            f'<td class="nowrap">{_where(row.event)}</td><td class="extra">{e(more)}</td></tr>')
+
+
+def _legend() -> str:
+    keys = (("ok", "● ok"), ("failed", "● failed"), ("unknown", "● outcome unknown"),
+            ("unknown", "┅ may still take effect (until a verify settles it; ▶ never settled)"),
+            ("lease", "▭ lock lease (acquire to release or TTL expiry)"), ("mark", "◯ n witness of finding n"),
+            ("", "┆ task start / end"), ("", "▥ events not drawn"))
+    return '<p class="legend">' + "".join(f'<span class="{c}">{e(t)}</span>' for c, t in keys) + "</p>"

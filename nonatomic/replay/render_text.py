@@ -1,0 +1,99 @@
+"""Timelines for a terminal or a CI log: one row per event, one narrow column per lane.
+
+    #  time (UTC)    +s      T 1 L1  event
+    3  10:00:00.200   0.200    ┌ ┃   call refund_payment order:1 #1 start
+    4  10:00:10.200  10.200    ? ┃   call refund_payment order:1 #1 end → timeout 504  ◀ [2]
+
+Colour only when asked (the CLI asks on a TTY).  Log values are printed with
+control and bidi characters escaped, so a log line cannot move the cursor,
+recolour the terminal or reorder what the reader sees.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import click
+
+from nonatomic.replay.timeline import Row, Timeline, clock, evidence, extras, seconds
+
+_GLYPHS = {"task_start": "▶", "task_end": "■", "start": "┌", "acquire": "┏", "release": "┗", "expiry": "╧"}
+_ENDS = {"ok": "└", "failed": "✗", "unknown": "?"}
+_INSTANTS = {"ok": "●", "failed": "✗", "unknown": "?"}
+_STATES = {"held": "┃", "flight": "│", "dangling": "┆", None: " "}
+_COLOURS = {"ok": "green", "failed": "red", "unknown": "yellow"}
+LEGEND = ("┌ └ start/end of an op  ● instant  ✗ failed  ? outcome unknown  ┆ may still take effect  "
+          "┏ ┃ ┗ lock held  ╧ lease ran out  ▶ ■ task start/end  ◀ [n] finding n")
+EXTRAS_WIDTH = 80
+"""Extra log fields are cut here: a row stays one line."""
+
+# C0/C1 controls (ESC starts terminal sequences) and the bidi overrides of "Trojan Source".
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(value: object) -> str:
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}",
+                       str(value))
+
+
+def render(timelines: list[Timeline], omitted_tasks: int = 0, *, color: bool = False) -> str:
+    style = click.style if color else (lambda text, **_: text)
+    out: list[str] = []
+    for timeline in timelines:
+        out += _timeline(timeline, style) + [""]
+    if omitted_tasks:
+        out.append(f"… {omitted_tasks} more task(s) with findings not drawn: name them with --task")
+    if timelines:
+        out.append(style(LEGEND, dim=True))
+    return "\n".join(out) + "\n"
+
+
+def _timeline(t: Timeline, style) -> list[str]:
+    out = [style(f"task {clean(t.task_id)}", bold=True) + f": {t.headline()}",
+           "  lanes: " + " · ".join(f"{lane.key} {clean(lane.label)}" for lane in t.lanes), ""]
+    widths = [len(lane.key) for lane in t.lanes]
+    number = max(len(str(t.events_total)), 1)
+    offsets = [seconds(row.ts_ms - t.start_ms) for row in t.rows]
+    offset = max(len("+s"), *(len(o) for o in offsets))
+    lanes = " ".join(lane.key.ljust(w) for lane, w in zip(t.lanes, widths))
+    out.append(f"  {'#'.rjust(number)}  {'time (UTC)':12}  {'+s'.rjust(offset)}  {lanes}  event")
+    for row, states, moment in zip(t.rows, t.lane_states(), offsets):
+        # pad outside the styling: escape codes have no width
+        cells = " ".join(_cell(row, i, state, style) + " " * (w - 1) for i, (state, w) in enumerate(zip(states, widths)))
+        if row.kind == "gap":
+            out.append(style(f"  {'…'.rjust(number)}  {'':12}  {'':>{offset}}  {cells}  {clean(row.text)}", dim=True))
+            continue
+        line = (f"  {str(row.pos or '').rjust(number)}  {clock(row.ts_ms)}  {moment.rjust(offset)}  {cells}  "
+                + style(clean(row.text), fg=_colour(row)))
+        if row.marks:
+            line += "  " + style("◀ " + " ".join(f"[{n}]" for n in row.marks), fg="red", bold=True)
+        if extras(row):
+            line += "  " + style(_extras(row), dim=True)
+        out.append(line)
+    out.append("")
+    for n, f in enumerate(t.findings, 1):
+        out.append(style(f"  [{n}] {f['code']} {f['name']} ({f['severity']})", fg="red", bold=True)
+                   + f" step {clean(f.get('step') if f.get('step') is not None else '-')}: {clean(f['message'])} "
+                   f"({clean(evidence(f))})")
+    return out
+
+
+def _cell(row: Row, lane: int, state: str | None, style) -> str:
+    if row.lane != lane:
+        return _STATES[state]
+    glyph = _GLYPHS.get(row.role) or (_ENDS if row.role == "end" else _INSTANTS).get(row.outcome, "└" if row.role == "end" else "●")
+    if row.role in ("acquire", "release") and row.outcome == "failed":
+        glyph = "✗"
+    return style(glyph, fg=_colour(row))
+
+
+def _colour(row: Row) -> str | None:
+    # a start says nothing yet about how the op went; an acquire's success is the norm
+    return _COLOURS.get(row.outcome) if row.role not in ("start", "acquire") or row.outcome == "failed" else None
+
+
+def _extras(row: Row) -> str:
+    text = clean(" ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in extras(row).items()))
+    return text if len(text) <= EXTRAS_WIDTH else text[: EXTRAS_WIDTH - 1] + "…"
+

@@ -1,0 +1,211 @@
+"""The HTML report in a real headless Chromium: no console errors, findings and timelines present.
+
+Chromium is driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`)
+with the standard library only.  A control page that breaks the
+Content-Security-Policy proves the console check would see a violation.
+The screenshot is saved next to the report (its path is printed: run with -s).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import shutil
+import subprocess
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from nonatomic.cli import main
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+TIMEOUT_S = 60
+
+
+def _browser() -> str:
+    for name in BROWSERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no Chromium on PATH (.ci/run installs it with `apt-get install chromium`; "
+                "without it the browser test cannot run)")
+
+
+class DevTools:
+    """A headless Chromium and one page, spoken to over the DevTools pipe (fds 3 and 4 of the child)."""
+
+    def __init__(self, binary: str, profile) -> None:
+        to_child, self._to_browser = os.pipe()
+        self._from_browser, from_child = os.pipe()
+
+        # Chromium reads commands from fd 3 and answers on fd 4; the shell puts the pipes there.
+        wire = f'exec "$0" "$@" 3<&{to_child} 4>&{from_child}'
+        self.process = subprocess.Popen(
+            ["sh", "-c", wire, binary, "--headless", "--remote-debugging-pipe", "--disable-gpu", "--no-first-run",
+             # the page is our own file; root in CI containers cannot use the sandbox
+             "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={profile}", "--window-size=1300,900", "about:blank"],
+            pass_fds=(to_child, from_child), stdout=subprocess.DEVNULL, stderr=open("/tmp/tl/chromium.err", "w"))
+        os.close(to_child)
+        os.close(from_child)
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict] = []
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(f"{domain}.enable", session=True)
+
+    def call(self, method: str, session: bool = False, **params) -> dict:
+        self._next_id += 1
+        message = {"id": self._next_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = self.session
+        os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._read()
+            if reply.get("id") == self._next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+            self.events.append(reply)
+
+    def wait_for(self, method: str) -> dict:
+        while True:
+            found = next((ev for ev in self.events if ev.get("method") == method), None)
+            if found:
+                self.events.remove(found)
+                return found
+            self.events.append(self._read())
+
+    def _read(self) -> dict:
+        deadline = time.monotonic() + TIMEOUT_S
+        while b"\0" not in self._buffer:
+            ready, _, _ = select.select([self._from_browser], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(self._from_browser, 1 << 16) if ready else b""
+            if not chunk:
+                raise TimeoutError("Chromium stopped answering")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def open(self, path) -> None:
+        self.call("Page.navigate", session=True, url=path.as_uri())
+        self.wait_for("Page.loadEventFired")
+
+    def evaluate(self, expression: str):
+        result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True)
+        return result["result"].get("value")
+
+    def problems(self) -> list[str]:
+        """Console errors and warnings, uncaught exceptions, dialogs (an XSS would alert) so far."""
+        found = []
+        for ev in self.events:
+            method, params = ev.get("method"), ev.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                found.append(params["exceptionDetails"].get("text", "exception"))
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "warning", "assert"):
+                found.append(json.dumps(params.get("args")))
+            elif method == "Log.entryAdded" and params["entry"]["level"] in ("error", "warning"):
+                found.append(params["entry"]["text"])
+            elif method == "Page.javascriptDialogOpening":
+                found.append(f"dialog: {params.get('message')}")
+        return found
+
+    def screenshot(self, path) -> None:
+        size = self.call("Page.getLayoutMetrics", session=True)["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        shot = self.call("Page.captureScreenshot", session=True, format="png", clip=clip, captureBeyondViewport=True)
+        path.write_bytes(base64.b64decode(shot["data"]))
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close")
+            self.process.wait(timeout=10)
+        except (OSError, RuntimeError, TimeoutError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        os.close(self._to_browser)
+        os.close(self._from_browser)
+
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+def _log(path) -> None:
+    def ev(second, task="refund-1", **fields):
+        return {"ts": f"2024-05-01T10:00:{second:06.3f}Z", "task_id": task, **fields}
+
+    refund = dict(step=1, tool="refund_payment", target="order:8821")
+    events = [
+        ev(0, op="task_start", status="started", worker="w-3"),
+        ev(0.1, op="lock_acquire", step=1, target="lock:order:8821", owner="w-3", ttl_ms=30_000),
+        ev(0.2, op="call", attempt=1, phase="start", **refund),
+        ev(10.2, op="call", attempt=1, phase="end", status="timeout", code=504, error="gateway timeout", **refund),
+        ev(10.3, op="call", attempt=2, status="ok", code=200, **refund),
+        ev(12, op="verify", step=1, status="ok", tool="get_refund", target="order:8821"),
+        ev(12.5, op="task_end", status="completed"),
+        # model-generated text everywhere a log value can go
+        ev(1, task=HOSTILE, op="call", step=1, attempt=1, status="timeout", tool=f'"><img src=x onerror=alert(2)>',
+           target=HOSTILE, error="</title><script>alert(3)</script>", note="<svg onload=alert(4)>"),
+        ev(2, task=HOSTILE, op="call", step=1, attempt=2, status="ok", tool=f'"><img src=x onerror=alert(2)>',
+           target=HOSTILE),
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    devtools = DevTools(_browser(), tmp_path_factory.mktemp("chromium-profile"))
+    yield devtools
+    devtools.close()
+
+
+def test_the_console_check_sees_a_csp_violation(browser, tmp_path):
+    page = tmp_path / "control.html"
+    page.write_text("<!DOCTYPE html><meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'\">"
+                    "<script>document.title = 'ran'</script>")
+    browser.events.clear()
+    browser.open(page)
+    assert browser.evaluate("document.title") != "ran"
+    assert any("Content Security Policy" in p for p in browser.problems())
+
+
+def test_report_opens_without_errors_and_shows_findings_and_timelines(browser, tmp_path):
+    log = tmp_path / "incident.jsonl"
+    _log(log)
+    report = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["replay", "--format", "html", "--output", str(report), str(log)])
+    assert result.exit_code in (0, 1), result.output
+    findings = json.loads(CliRunner().invoke(main, ["replay", "--format", "json", str(log)]).output)["findings"]
+
+    browser.events.clear()
+    browser.open(report)
+    assert browser.problems() == []
+    shown = browser.evaluate("Array.from(document.querySelectorAll('#findings-table tbody tr'))"
+                             ".map(r => r.dataset.fingerprint)")
+    assert sorted(shown) == sorted(f["fingerprint"] for f in findings)
+    assert browser.evaluate("document.querySelectorAll('article.timeline svg').length") == 2
+    assert browser.evaluate("document.querySelectorAll('svg circle.witness').length") > 0
+    # hostile values are shown as text and ran nowhere
+    assert HOSTILE in browser.evaluate("document.body.textContent")
+    assert browser.evaluate("document.querySelectorAll('img, main script, svg script, [onload], [onerror]').length") == 0
+    # the findings table filters and sorts
+    visible = ("(() => { const f = document.getElementById('filter'); f.value = arguments_; "
+               "f.dispatchEvent(new Event('input')); return Array.from(document.querySelectorAll("
+               "'#findings-table tbody tr')).filter(r => !r.hidden).length; })()")
+    assert browser.evaluate(visible.replace("arguments_", "'NR303'")) == sum(f["code"] == "NR303" for f in findings)
+    assert browser.evaluate(visible.replace("arguments_", "''")) == len(findings)
+    codes = ("(() => { document.querySelector('#findings-table th:nth-child(2) button').click(); "
+             "return Array.from(document.querySelectorAll('#findings-table tbody tr td:nth-child(2)'))"
+             ".map(c => c.textContent); })()")
+    assert browser.evaluate(codes) == sorted(f["code"] for f in findings)
+    browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert browser.problems() == []
+    shot = tmp_path / "report.png"
+    browser.screenshot(shot)
+    assert shot.stat().st_size > 10_000
+    print(f"\nscreenshot: {shot}")
