@@ -107,7 +107,7 @@ def _in_deep_thread(function, *args):
 
 
 def _lint_source(relpath: str, data: bytes, plan: RulePlan, fix: bool, unsafe_fixes: bool) -> FileResult:
-    result = FileResult(relpath, too_large=len(data) > plan.settings.max_file_bytes)
+    result = FileResult(relpath, too_large=_oversized(data, plan.settings.max_file_bytes))
     if _IGNORE_FILE.search(b"\n".join(data.split(b"\n", 10)[:10])):
         return result
     original = data
@@ -136,7 +136,7 @@ def _lint_once(relpath: str, data: bytes, plan: RulePlan):
     if verdict == _TOO_COMPLEX:  # never hand it to libcst: its native parser can overflow the stack
         return (_syntax_error(relpath, python_error) if wanted else []), [], None, []
     rules = plan.rules_for(relpath, data)
-    if not rules or len(data) > plan.settings.max_file_bytes:
+    if not rules or _oversized(data, plan.settings.max_file_bytes):
         if verdict == _SYNTAX and wanted and not _libcst_parses(data):
             return _syntax_error(relpath, python_error), [], None, []
         return [], [], None, []
@@ -182,6 +182,17 @@ def _visit(wrapper: MetadataWrapper, instances: list[LintRule], relpath: str) ->
             )
             rule.violations.clear()
     return crashes
+
+
+# A line this long is generated (minified tables, long operator chains), and
+# libcst's parse time grows steeply with such expressions.
+MAX_LINE_BYTES = 20_000
+
+
+def _oversized(data: bytes, max_file_bytes: int) -> bool:
+    return len(data) > max_file_bytes or (
+        len(data) > MAX_LINE_BYTES and max(map(len, data.split(b"\n"))) > MAX_LINE_BYTES
+    )
 
 
 _OK, _SYNTAX, _TOO_COMPLEX = "ok", "syntax", "too complex"

@@ -14,6 +14,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -34,6 +35,18 @@ def _browser() -> str:
                 "without it the browser test cannot run)")
 
 
+# Chromium reads commands from fd 3 and answers on fd 4.  This starts it with the two pipe ends
+# there (copied out of the way first, in case one of them already is 3 or 4); a shell could not
+# be trusted with fd numbers above 9.
+_ON_FDS_3_AND_4 = """
+import fcntl, os, sys
+commands, answers = (fcntl.fcntl(int(fd), fcntl.F_DUPFD, 10) for fd in sys.argv[1:3])
+os.dup2(commands, 3)
+os.dup2(answers, 4)
+os.execv(sys.argv[3], sys.argv[3:])
+"""
+
+
 class DevTools:
     """A headless Chromium and one page, spoken to over the DevTools pipe (fds 3 and 4 of the child)."""
 
@@ -41,14 +54,13 @@ class DevTools:
         to_child, self._to_browser = os.pipe()
         self._from_browser, from_child = os.pipe()
 
-        # Chromium reads commands from fd 3 and answers on fd 4; the shell puts the pipes there.
-        wire = f'exec "$0" "$@" 3<&{to_child} 4>&{from_child}'
         self.process = subprocess.Popen(
-            ["sh", "-c", wire, binary, "--headless", "--remote-debugging-pipe", "--disable-gpu", "--no-first-run",
+            [sys.executable, "-c", _ON_FDS_3_AND_4, str(to_child), str(from_child), binary, "--headless",
+             "--remote-debugging-pipe", "--disable-gpu", "--no-first-run",
              # the page is our own file; root in CI containers cannot use the sandbox
              "--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
              f"--user-data-dir={profile}", "--window-size=1300,900", "about:blank"],
-            pass_fds=(to_child, from_child), stdout=subprocess.DEVNULL, stderr=open("/tmp/tl/chromium.err", "w"))
+            pass_fds=(to_child, from_child), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_child)
         os.close(from_child)
         self._buffer = b""

@@ -12,16 +12,13 @@ from typing import Any
 
 import libcst as cst
 
-# How a scope retries.  decorator: a retry decorator on a function; loop: a
-# hand-written `for`/`while` retry loop; attempts: `for attempt in Retrying(...)`;
-# wrapper: `Retrying(...)(fn, ...)`; helper: a function that retries its callable
-# argument; with_retry: LangChain `.with_retry()`; retry_policy: a LangGraph node
-# or task with a `RetryPolicy`.
-KINDS = ("decorator", "loop", "attempts", "wrapper", "helper", "with_retry", "retry_policy")
-
-
 @dataclass(eq=False)
 class RetryScope:
+    # decorator: a retry decorator on a function; loop: a hand-written `for`/`while`
+    # retry loop; attempts: `for attempt in Retrying(...)`; wrapper:
+    # `Retrying(...)(fn, ...)`; helper: a function that retries its callable argument;
+    # with_retry: LangChain `.with_retry()`; retry_policy: a LangGraph node or task
+    # with a `RetryPolicy`.
     kind: str
     label: str  # how a message names the construct: "tenacity `@retry`"
     node: cst.CSTNode  # the decorator, loop, or call that makes the retry
