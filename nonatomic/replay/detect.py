@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from nonatomic.config import ConfigError, find_pyproject, load_tool_table
+from nonatomic.replay.database import unordered
 from nonatomic.replay.schema import EVENT_ORDER
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import SHARED_PARAMS, Detector
@@ -46,20 +47,26 @@ def run_detectors(
     detectors = choose(select, ignore)
     params = {**DEFAULT_SETTINGS, **validate_settings(settings or {})}
     stages = _stages_for(detectors)
-    raw: list[tuple[Detector, dict]] = []
-    try:
-        for stage in stages:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {stage.name} AS {stage.sql}")
-        for detector in detectors:
-            cursor = con.execute(detector.sql, {p: params[p] for p in detector.parameters()})
-            columns = [c[0] for c in cursor.description]
-            raw.extend((detector, dict(zip(columns, row))) for row in cursor.fetchall())
-        evidence = _evidence(con, {i for _, row in raw for i in _witnesses(row)})
-    finally:
-        for stage in reversed(stages):
-            con.execute(f"DROP TABLE IF EXISTS {stage.name}")
+    # Stages are sets: letting DuckDB write them in any order saves re-ordering window output.
+    with unordered(con):
+        try:
+            raw, evidence = _run(con, detectors, stages, params)
+        finally:
+            for stage in reversed(stages):
+                con.execute(f"DROP TABLE IF EXISTS {stage.name}")
     findings = [_finding(detector, row, evidence) for detector, row in raw]
     return sorted(findings, key=_sort_key)
+
+
+def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> tuple[list, dict]:
+    raw: list[tuple[Detector, dict]] = []
+    for stage in stages:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {stage.name} AS {stage.sql}")
+    for detector in detectors:
+        cursor = con.execute(detector.sql, {p: params[p] for p in detector.parameters()})
+        columns = [c[0] for c in cursor.description]
+        raw.extend((detector, dict(zip(columns, row))) for row in cursor.fetchall())
+    return raw, _evidence(con, {i for _, row in raw for i in _witnesses(row)})
 
 
 def load_settings(path: Path | None = None, start: Path | None = None) -> dict[str, object]:

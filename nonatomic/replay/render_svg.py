@@ -120,8 +120,8 @@ class _Chart:
         return out
 
     def _tooltip(self, row: Row) -> str:
-        lines = [f"#{row.pos}  " if row.pos else "", f"{clock(row.ts_ms)} UTC (+{seconds(row.ts_ms - self.t.start_ms)} s)"]
-        text = ["".join(lines), row.text]
+        number = f"#{row.pos}  " if row.kind == "event" else ""
+        text = [f"{number}{clock(row.ts_ms)} UTC (+{seconds(row.ts_ms - self.t.start_ms)} s)", row.text]
         if row.kind == "event":
             text.append(f"{row.event['file']}:{row.event['line']}")
         for n in row.marks:
