@@ -146,6 +146,8 @@ def _lint_once(relpath: str, data: bytes, plan: RulePlan):
         return (_syntax_error(relpath, python_error or exc) if wanted else []), [], None, []
     instances = [rule(plan.contexts[rule.code]) for rule in rules]
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    for instance in instances:
+        instance.wrapper = wrapper
     crashes = _visit(wrapper, instances, relpath)
     if not any(rule.violations for rule in instances):
         return [], crashes, module, []

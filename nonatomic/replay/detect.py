@@ -60,13 +60,25 @@ def run_detectors(
 
 def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> tuple[list, dict]:
     raw: list[tuple[Detector, dict]] = []
-    for stage in stages:
+    kept = list(stages)
+    for i, stage in enumerate(stages):
         con.execute(f"CREATE OR REPLACE TEMP TABLE {stage.name} AS {stage.sql}")
+        # Free a stage once nothing left reads it (nr_events, the largest, after the stages built on it).
+        for done in list(kept):
+            if not _read_later(done, stages[i + 1:], detectors):
+                con.execute(f"DROP TABLE {done.name}")
+                kept.remove(done)
     for detector in detectors:
         cursor = con.execute(detector.sql, {p: params[p] for p in detector.parameters()})
         columns = [c[0] for c in cursor.description]
         raw.extend((detector, dict(zip(columns, row))) for row in cursor.fetchall())
     return raw, _evidence(con, {i for _, row in raw for i in _witnesses(row)})
+
+
+def _read_later(stage: Stage, later: list[Stage], detectors: list[Detector]) -> bool:
+    # Detector SQL may read stages beyond its `requires` (shared snippets read nr_ops).
+    return any(stage.name in s.requires for s in later) or any(
+        re.search(rf"\b{stage.name}\b", d.sql) for d in detectors)
 
 
 def load_settings(path: Path | None = None, start: Path | None = None) -> dict[str, object]:

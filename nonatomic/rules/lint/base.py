@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -53,14 +54,20 @@ class LintRule(cst.BatchableCSTVisitor):
     prefilter: ClassVar[re.Pattern[bytes] | None] = None
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[Invalid]] = []
-    # Positions are resolved by the engine only for files with findings (it is a
-    # whole code-generation pass); declare PositionProvider only if logic needs lines.
+    # Do not declare PositionProvider here: it is a whole code-generation pass per
+    # file.  Use `self.line_of(node)`, computed only if some rule asks for it.
     METADATA_DEPENDENCIES: tuple = ()
 
     def __init__(self, context: RuleContext | None = None) -> None:
         super().__init__()
         self.context = context or RuleContext()
         self.violations: list[Violation] = []
+        self.wrapper: MetadataWrapper | None = None  # set by the engine for each file
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        """The 1-based line where `node` starts (positions are computed on first use)."""
+        assert self.wrapper is not None
+        return self.wrapper.resolve(PositionProvider)[node].start.line
 
     def report(
         self,

@@ -3,7 +3,6 @@ from __future__ import annotations
 import re
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.model import Retried
@@ -86,7 +85,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     name = "retry-write-without-idempotency-key"
     severity = "error"
     prefilter = re.compile(RETRY_WORDS)
-    METADATA_DEPENDENCIES = (PositionProvider, RetryProvider)
+    METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
         # The key is a keyword, a header, or a payload field.

@@ -4,7 +4,6 @@ import re
 from fnmatch import fnmatchcase
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import state
@@ -89,7 +88,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     code = "NA301"
     name = "mutable-global-state"
     severity = "warning"
-    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider)
+    METADATA_DEPENDENCIES = (CalleeProvider,)
     # An unindented `NAME = <container>` (optionally annotated, chained), or a `global` statement.
     prefilter = re.compile(
         rb"(?m)^(?:\w+(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*)+"
@@ -383,7 +382,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         )
 
     def _line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+        return self.line_of(node)
 
     @staticmethod
     def _where(function: _Function) -> str:

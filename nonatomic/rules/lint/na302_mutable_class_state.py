@@ -4,7 +4,6 @@ import re
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import state
@@ -89,7 +88,7 @@ class MutableClassState(state.ScopeTracker, LintRule):
     code = "NA302"
     name = "mutable-class-state"
     severity = "warning"
-    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider)
+    METADATA_DEPENDENCIES = (CalleeProvider,)
     # A class-body `NAME = <container>` one level in, plus a `self.` or `cls.` to mutate it through.
     prefilter = re.compile(
         rb"(?ms)\A(?=.*?\b(?:self|cls)\.).*?^(?: {4}|\t)\w+(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*(?:\w+[ \t]*=[ \t]*)*"
@@ -195,7 +194,7 @@ class MutableClassState(state.ScopeTracker, LintRule):
             if name in info.shadowed or name in info.registries:
                 continue
             kind, statement = info.attributes[name]
-            line = self.get_metadata(PositionProvider, statement).start.line
+            line = self.line_of(statement)
             self.report(
                 mutation,
                 f"`{node.name.value}.{method.name.value}()` mutates class-level {kind} `{name}` "
