@@ -119,7 +119,8 @@ def _lint_source(relpath: str, data: bytes, plan: RulePlan, fix: bool, unsafe_fi
         fixable = [v for v in violations if v.replacement is not None and (unsafe_fixes or not v.unsafe_fix)]
         if not fixable:
             break
-        new_module = module.visit(_Replacer(fixable))
+        replacer = _Replacer(fixable)
+        new_module = _with_imports(module.visit(replacer), replacer.applied)
         new_data = new_module.bytes
         if new_data == data:
             break
@@ -312,13 +313,30 @@ def _hash(*parts: str) -> str:
 
 
 class _Replacer(cst.CSTTransformer):
+    """Puts each fix's replacement in place of its node (one fix per node and pass:
+    another fix of the same node applies in the next pass)."""
+
     def __init__(self, violations: list[Violation]) -> None:
         super().__init__()
-        self.replacements = {id(v.node): v.replacement for v in violations}
-        self.nodes = {id(v.node): v.node for v in violations}
+        self.fixes = {id(v.node): v for v in violations}
+        self.applied: list[Violation] = []
 
     def on_leave(self, original_node, updated_node):
-        key = id(original_node)
-        if key in self.replacements and self.nodes[key] is original_node:
-            return self.replacements[key]
+        fix = self.fixes.get(id(original_node))
+        if fix is not None and fix.node is original_node:
+            self.applied.append(fix)
+            return fix.replacement
         return updated_node
+
+
+def _with_imports(module: cst.Module, applied: list[Violation]) -> cst.Module:
+    """Adds the imports the applied fixes use (merged into an existing `from m import ...`)."""
+    wanted = dict.fromkeys(item for fix in applied for item in fix.imports)
+    if not wanted:
+        return module
+    # Only a fix needs the codemod machinery: keep it out of a plain lint's start-up.
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor, ImportItem
+
+    items = [ImportItem(name, obj_name=obj) for name, obj in wanted]
+    return AddImportsVisitor(CodemodContext(), items).transform_module(module)

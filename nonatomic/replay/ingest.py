@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from nonatomic.replay import ledger, otlp
+from nonatomic.replay import ledger, ndjson, otlp
 from nonatomic.replay.database import unordered
 from nonatomic.replay.fields import FIELDS
 from nonatomic.replay.inputs import InputError, LogFile
@@ -97,6 +97,8 @@ class _Records:
 
 
 def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> _Records:
+    if log.format == "jsonl" and ndjson.stage(con, log, mapping, max_line_bytes):
+        return _Records(f"({_numbered_sql(0, False, max_line_bytes)})", {})
     params = Params()
     reader = reader_for(con, log, mapping, params, max_line_bytes)
     if reader.line is not None:

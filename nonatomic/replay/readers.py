@@ -58,6 +58,13 @@ def _line_reader_options(log: LogFile, max_line_bytes: int) -> str:
             f"store_rejects=true, ignore_errors=true, rejects_table='{REJECTS}', rejects_scan='{REJECT_SCANS}'")
 
 
+def jsonl_lines(log: LogFile, params: Params, max_line_bytes: int) -> str:
+    """The scan of a JSONL file as one VARCHAR `line` per line (rejected lines go to REJECTS)."""
+    return (f"read_csv({params(log.path)}, columns={{'line': 'VARCHAR'}}, delim='{_UNIT_SEPARATOR}', "
+            f"quote='', escape='', header=false, auto_detect=false, strict_mode=false, "
+            f"{_line_reader_options(log, max_line_bytes)})")
+
+
 def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
     names: list[str] = []
     positions: dict[str, list[int]] = {}
@@ -66,12 +73,8 @@ def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) 
             names.append(name)
             positions.setdefault(field, []).append(len(names))
     pointers = params(["/" + name.replace("~", "~0").replace("/", "~1") for name in names])
-    relation = (
-        f"(SELECT line, try(json_extract_string(line, {pointers})) AS parsed "
-        f"FROM read_csv({params(log.path)}, columns={{'line': 'VARCHAR'}}, delim='{_UNIT_SEPARATOR}', "
-        f"quote='', escape='', header=false, auto_detect=false, strict_mode=false, "
-        f"{_line_reader_options(log, max_line_bytes)}))"
-    )
+    relation = (f"(SELECT line, try(json_extract_string(line, {pointers})) AS parsed "
+                f"FROM {jsonl_lines(log, params, max_line_bytes)})")
     sources = {
         field: Source(_first(f"parsed[{i}]" for i in positions[field]))
         for field in FIELDS

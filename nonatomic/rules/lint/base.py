@@ -35,6 +35,9 @@ class Violation:
     replacement: cst.CSTNode | cst.RemovalSentinel | None = None
     fix_title: str | None = None
     unsafe_fix: bool = True
+    # `(module, name)` pairs the replacement uses: the engine adds
+    # `from module import name` when it applies the fix (nothing when already imported).
+    imports: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -77,8 +80,9 @@ class LintRule(cst.BatchableCSTVisitor):
         replacement: cst.CSTNode | cst.RemovalSentinel | None = None,
         fix_title: str | None = None,
         unsafe_fix: bool = True,
+        imports: tuple[tuple[str, str], ...] = (),
     ) -> None:
-        self.violations.append(Violation(node, message, replacement, fix_title, unsafe_fix))
+        self.violations.append(Violation(node, message, replacement, fix_title, unsafe_fix, imports))
 
     @classmethod
     def documentation(cls) -> str:

@@ -6,7 +6,12 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.semantics.agents import PREFILTER as AGENT_PREFILTER, agent_run, is_deadline
+from nonatomic.rules.lint.semantics.agents import (
+    PREFILTER as AGENT_PREFILTER,
+    RUN_METHOD_NAMES,
+    agent_run,
+    is_deadline,
+)
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 
 _SPAWNS = frozenset({"create_task", "ensure_future"})
@@ -30,7 +35,9 @@ class AgentRunWithoutDeadline(LintRule):
     timeout)`, `async with asyncio.timeout(...)`, `anyio.fail_after` /
     `move_on_after` (or any wrapper, context manager or decorator named like a
     timeout or deadline). A run handed to `asyncio.create_task` is accepted
-    when its function applies a deadline somewhere.
+    when its function applies a deadline somewhere, and a run method that
+    delegates to another run (`def ainvoke(self, ...): return await
+    self._graph.ainvoke(...)`) leaves the deadline to its own caller.
 
     A `recursion_limit`, `max_turns` or `max_steps` is not a deadline: it
     bounds the number of steps, not the time one slow step or a slow model may
@@ -92,6 +99,8 @@ class AgentRunWithoutDeadline(LintRule):
         ),
         # LangGraph's own implementation calling itself.
         "from langgraph.graph import StateGraph\nclass Pregel:\n    def invoke(self, x):\n        return list(self.stream(x))\n",
+        # A run method delegating to the object it wraps or restores.
+        "class Agent:\n    def kickoff(self, q):\n        restored = load(self)\n        return restored.kickoff(q)\n",
         # A known graph type's other methods.
         "from langgraph.graph import StateGraph\ng = StateGraph(S).compile()\ng.get_graph().draw_mermaid()\n",
     ]
@@ -130,7 +139,9 @@ class AgentRunWithoutDeadline(LintRule):
         self.spawned: set[cst.Call] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        bounded = any(
+        # A run method that hands over to another run (`def ainvoke(...): return await
+        # self._graph.ainvoke(...)`) leaves the deadline to its own caller.
+        bounded = node.name.value in RUN_METHOD_NAMES or any(
             isinstance(d.decorator, cst.Call) and is_deadline(d.decorator) for d in node.decorators
         )
         self.frames.append(_Frame(bounded=bounded or self.frames[-1].bounded))

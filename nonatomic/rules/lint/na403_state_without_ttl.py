@@ -6,12 +6,10 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics import calls
+from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.redis import (
     PREFILTER as REDIS_PREFILTER,
-)
-from nonatomic.rules.lint.semantics.redis import (
     TTL_KEYWORDS,
     Key,
     RedisCall,

@@ -52,15 +52,21 @@ def events_stage(event_order: str) -> Stage:
     The engine owns the event order (it is part of the table's contract), so it
     passes its ORDER BY list in; every other stage builds on this one.
     """
+    # Numbering a narrow projection and joining it back sorts far fewer bytes
+    # (and holds less memory) than carrying every column through the window.
     return Stage(
         "nr_events",
         f"""
-        SELECT event_id, task_id, step, attempt, op, phase, status, code, tool, target,
-               idempotency_key, owner, ttl_ms,
-               epoch_ms(ts) AS ts_ms,
-               ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY {event_order}) AS pos
-        FROM events
-        WHERE op IN ('call', 'rollback', 'verify', 'task_end', 'lock_acquire', 'lock_release')
+        WITH numbered AS (
+            SELECT event_id, ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY {event_order}) AS pos
+            FROM events
+            WHERE op IN ('call', 'rollback', 'verify', 'task_end', 'lock_acquire', 'lock_release')
+        )
+        SELECT e.event_id, e.task_id, e.step, e.attempt, e.op, e.phase, e.status, e.code, e.tool,
+               e.target, e.idempotency_key, e.owner, e.ttl_ms,
+               epoch_ms(e.ts) AS ts_ms, n.pos
+        FROM events e
+        JOIN numbered n ON n.event_id = e.event_id
         """,
     )
 

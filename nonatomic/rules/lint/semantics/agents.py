@@ -22,7 +22,9 @@ from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.names import source, words
 
 _GRAPH_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
-_KICKOFFS = frozenset({"kickoff", "kickoff_async", "akickoff", "kickoff_for_each", "kickoff_for_each_async"})
+_KICKOFFS = frozenset(
+    {"kickoff", "kickoff_async", "akickoff", "kickoff_for_each", "kickoff_for_each_async", "akickoff_for_each"}
+)
 RUN_METHODS = {
     "langgraph.CompiledGraph": _GRAPH_RUNS,
     "langchain.agents.AgentExecutor": _GRAPH_RUNS | {"run", "arun"},
@@ -30,6 +32,7 @@ RUN_METHODS = {
     "smolagents.MultiStepAgent": frozenset({"run"}),
     "pydantic_ai.Agent": frozenset({"run", "run_sync", "run_stream", "iter"}),
 }
+RUN_METHOD_NAMES = frozenset().union(*RUN_METHODS.values())
 RUN_FUNCTIONS = frozenset(
     {f"{module}.Runner.{method}" for module in ("agents", "agents.run") for method in ("run", "run_sync", "run_streamed")}
 )

@@ -64,10 +64,12 @@ def with_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Ca
     if args:
         last_comma = args[-1].comma
         if isinstance(last_comma, cst.Comma):
-            # A trailing comma (a multi-line call): one more line, same layout.
-            args[-1] = args[-1].with_changes(
-                comma=cst.Comma(whitespace_after=call.whitespace_before_args)
-            )
+            # A trailing comma (a multi-line call): one more line, same layout
+            # (the line break after `(`, without the comment that line may carry).
+            line_break = call.whitespace_before_args
+            if isinstance(line_break, cst.ParenthesizedWhitespace):
+                line_break = line_break.with_changes(first_line=cst.TrailingWhitespace())
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=line_break))
             new = new.with_changes(comma=last_comma)
         else:
             args[-1] = args[-1].with_changes(

@@ -165,6 +165,10 @@ class ToolRegistry:
                 return False
         return False
 
+    def on_client(self, target: cst.Attribute) -> bool:
+        """A method called on a receiver that looks like an external client (`self.http.get`)."""
+        return self._client_like(target.value)
+
     # -- writes -----------------------------------------------------------------------------
     def write_of(
         self,

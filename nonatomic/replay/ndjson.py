@@ -1,0 +1,108 @@
+"""The fast JSONL path: DuckDB's JSON reader, for files it reads exactly as the line reader does.
+
+The line reader (readers.py) parses every line in SQL, so that a bad line is
+quarantined with its number instead of aborting the scan; that is one JSON
+parse for the fields and one more for the names of the extra fields.  DuckDB's
+JSON reader parses each line once, but it stops at the first bad line and
+skips blank ones, so its rows are the file's lines only when every line is a
+good object.  `stage` stages a file with it when that is proven, and else
+stages nothing (the caller then uses the line reader):
+
+- a scan of the raw lines (the line reader's own CSV scan, which rejects
+  bytes that are not UTF-8 and over-long lines) rejects nothing, and every
+  line starts with `{` and ends with `}`: no blank lines, arrays or scalars;
+- the JSON reader reads the whole file without an error (it has one for
+  invalid JSON, two values on a line, duplicate keys, and a key its sample
+  of the file did not see) and yields one row per line;
+- no row gets a quarantine reason (quarantined lines are reported with their
+  text, which the JSON reader does not keep).
+
+Values are read as JSON and turned into text by the function the line reader
+uses, so both paths give the same values.  Extra fields are rebuilt from their
+columns, in the order the file first used them, and the columns cannot tell a
+null from an absent field: a file where an extra field is null takes the line
+reader, which keeps explicit nulls.
+"""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+from nonatomic.replay.convert import Source
+from nonatomic.replay.fields import FIELDS
+from nonatomic.replay.inputs import LogFile
+from nonatomic.replay.mapping import Mapping
+from nonatomic.replay.params import Params
+from nonatomic.replay.readers import REJECT_SCANS, REJECTS, Reader, jsonl_lines
+from nonatomic.replay.stage import STAGE, stage_sql
+
+_JSON_READER_OBJECT_LIMIT = 16 << 20
+"""DuckDB's default `maximum_object_size`; raised for longer allowed lines."""
+
+
+def stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> bool:
+    """Stage the file's records with the JSON reader; False (and nothing staged) when it cannot be exact."""
+    params = Params()
+    scan = (f"read_json({params(log.path)}, format='newline_delimited', records=true, maximum_depth=1, "
+            f"compression='{log.compression}', "
+            f"maximum_object_size={max(int(max_line_bytes) + 2, _JSON_READER_OBJECT_LIMIT)})")
+    try:
+        rows = con.execute(f"DESCRIBE SELECT * FROM {scan}", params.values).fetchall()
+    except duckdb.Error:
+        return False
+    columns = [name for name, type_, *_ in rows if type_ == "JSON"]
+    if len(columns) < len(rows) or len({c.lower() for c in columns}) < len(columns):
+        return False  # a column DuckDB typed itself, or keys only case tells apart
+    consumed = mapping.consumed()
+    extras = [name for name in columns if name not in consumed]
+    lines = _plain_lines(con, log, max_line_bytes, extras)
+    if lines is None:
+        return False
+    reader = _reader(f"{scan} AS r", columns, extras, mapping, params)
+    try:
+        con.execute(stage_sql(reader, mapping, params), params.values)
+    except duckdb.Error:
+        return False
+    staged, bad = con.execute(f"SELECT count(*), count(reason) FROM {STAGE}").fetchone()
+    return staged == lines and bad == 0
+
+
+def _plain_lines(con, log: LogFile, max_line_bytes: int, extras: list[str]) -> int | None:
+    """The number of lines when every line is `{...}`, none is rejected and no extra field is null."""
+    params = Params()
+    for table in (REJECT_SCANS, REJECTS):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    null_extra = "false"
+    if extras:
+        # A key written with escapes would not match the pattern: such lines count as suspect too.
+        pattern = params('"(' + "|".join(re.escape(name) for name in extras) + r')"\s*:\s*null')
+        null_extra = (f"CASE WHEN contains(line, 'null') "
+                      f"THEN contains(line, chr(92)) OR regexp_matches(line, {pattern}) ELSE false END")
+    # fetchall: the reject tables are written when the scan finishes.
+    [(count, plain, nulls)] = con.execute(
+        "SELECT count(*), bool_and(starts_with(line, '{') AND ends_with(line, '}')), "
+        f"bool_or({null_extra}) FROM {jsonl_lines(log, params, max_line_bytes)}",
+        params.values,
+    ).fetchall()
+    rejected = con.execute(f"SELECT count(*) FROM {REJECTS}").fetchone()[0]
+    return count if plain and not nulls and not rejected else None
+
+
+def _reader(relation: str, columns: list[str], extras: list[str], mapping: Mapping, params: Params) -> Reader:
+    def text(name: str) -> str:
+        # The line reader's json_extract_string: strings unquoted, numbers as DuckDB renders them.
+        return f"json_extract_string(struct_extract(r, {params(name)}), '$')"
+
+    sources: dict[str, Source | None] = {}
+    for field in FIELDS:
+        present = [text(name) for name in mapping.sources(field) if name in columns]
+        sources[field] = Source(present[0] if len(present) == 1 else f"coalesce({', '.join(present)})") \
+            if present else None
+    # Only the present ones, each value as the JSON reader wrote it (nested nulls included).
+    members = [f"CASE WHEN struct_extract(r, {params(name)}) IS NOT NULL THEN to_json({params(name)}) || ':' "
+               f"|| struct_extract(r, {params(name)}) END" for name in extras]
+    extra = f"CAST(NULLIF('{{' || concat_ws(',', {', '.join(members)}) || '}}', '{{}}') AS JSON)" if extras else "NULL"
+    return Reader(relation=relation, sources=sources, extra=extra, raw="NULL", blank="false", broken="NULL",
+                  header_lines=0, has_rejects=False)

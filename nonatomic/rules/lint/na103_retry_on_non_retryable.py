@@ -1,0 +1,278 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.na101_retry_write_without_idempotency_key import RETRY_WORDS
+from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.model import RetryScope
+from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.retryable import (
+    is_catch_all,
+    module_constants,
+    non_retryable,
+    predicate_tests,
+    retried_statuses,
+    retries_on,
+    sleeps_or_loops_on,
+    status_set,
+)
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
+
+_ADVICE = "retry only transient failures (timeouts, connection errors, 408/425/429, 5xx)"
+
+
+class RetryOnNonRetryable(LintRule):
+    """
+    ## What it does
+    Flags a retry scope around a write that retries every exception — a bare
+    `except:` or `except Exception:` in a hand-written retry loop, tenacity
+    `@retry` or `retrying.retry` with no predicate, `backoff.on_exception(...,
+    Exception)`, LangChain `.with_retry()` with its default — or that decides by
+    HTTP status and sends a non-retryable client error (400, 401, 403, 404, 422)
+    round again.
+
+    ## Why is this bad?
+    A client error is the server's answer about the request itself: a bad
+    payload, an expired credential, a missing permission, an unknown object, a
+    failed validation. The same request gets the same answer every time, so the
+    retry only burns the budget, hammers the provider and delays the real error.
+    Worse, a catch-all also retries the failures that happened after the side
+    effect: a ticket tool whose response parser raised `KeyError` on a new field
+    created one ticket per attempt, five in all, because its retry loop caught
+    `Exception`.
+
+    Retrying a read on anything is harmless and is not flagged; catching
+    `ConnectionError`, timeouts, 429 or 5xx is what a retry is for.
+
+    ## Example
+    ```python
+    import requests
+    from tenacity import retry, stop_after_attempt
+
+    RETRYABLE = {400, 429, 500, 502, 503}
+
+    @retry(stop=stop_after_attempt(3))
+    def create_ticket(payload, key):
+        return requests.post(URL, json=payload, headers={"Idempotency-Key": key}, timeout=10)
+    ```
+
+    ## Use instead
+    ```python
+    import requests
+    from tenacity import retry, retry_if_exception_type, stop_after_attempt
+
+    @retry(
+        stop=stop_after_attempt(3),
+        retry=retry_if_exception_type((requests.ConnectionError, requests.Timeout)),
+    )
+    def create_ticket(payload, key):
+        return requests.post(URL, json=payload, headers={"Idempotency-Key": key}, timeout=10)
+    ```
+    Statuses that are worth another attempt: 408, 425, 429 and 5xx
+    (`nonatomic/rules/non_retryable.yaml`).
+    """
+
+    code = "NA103"
+    name = "retry-on-non-retryable"
+    severity = "warning"
+    prefilter = re.compile(RETRY_WORDS)
+    METADATA_DEPENDENCIES = (RetryProvider,)
+
+    VALID = [
+        # Only transient errors are retried.
+        (
+            "import httpx\nfrom tenacity import retry, retry_if_exception_type\n\n"
+            "@retry(retry=retry_if_exception_type((httpx.ConnectError, httpx.ReadTimeout)))\n"
+            "def create_ticket(client, body, key):\n"
+            "    return client.post('https://crm.example.com/tickets', json=body, headers={'Idempotency-Key': key})\n"
+        ),
+        # A read may be retried on anything.
+        "from tenacity import retry\n\n@retry\ndef load(api, order_id):\n    return api.get_order(order_id)\n",
+        (
+            "def fetch(api, job_id):\n    for attempt in range(3):\n        try:\n"
+            "            return api.get_job(job_id)\n        except Exception:\n            pass\n"
+        ),
+        # A catch-all that re-raises client errors discriminates.
+        (
+            "import time\n\ndef create(crm, payload, key):\n    for attempt in range(3):\n        try:\n"
+            "            return crm.create_ticket(payload, idempotency_key=key)\n        except Exception as exc:\n"
+            "            if getattr(exc, 'status_code', 500) < 500:\n                raise\n"
+            "            time.sleep(2 ** attempt)\n"
+        ),
+        # A status set of transient codes only; client errors leave the loop.
+        (
+            "import time\n\nRETRYABLE = frozenset({408, 429, 500, 502, 503, 504})\n\n"
+            "def send(http, body, key):\n    for attempt in range(5):\n"
+            "        resp = http.post('https://api.example.com/messages', json=body, headers={'Idempotency-Key': key})\n"
+            "        if resp.status_code not in RETRYABLE:\n            return resp\n        time.sleep(1)\n"
+        ),
+        # LangGraph's default retry_on skips client errors.
+        (
+            "from langgraph.types import RetryPolicy\n\ndef send_invoice(state):\n"
+            "    MAILER.send_email(state['to'], state['pdf'])\n    return state\n\n"
+            "builder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))\n"
+        ),
+        # A status set that is not used to retry (a lookup table of messages).
+        (
+            "import time\n\nMESSAGES = {400: 'bad', 404: 'missing'}\n\ndef post(api, body):\n"
+            "    for attempt in range(3):\n        try:\n            return api.create_post(body)\n"
+            "        except TimeoutError:\n            time.sleep(1)\n"
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            "import tenacity\n\n@tenacity.retry(stop=tenacity.stop_after_attempt(3))\ndef open_ticket(crm, body):\n"
+            "    return crm.tickets.create(body)\n",
+            line=3,
+        ),
+        Invalid(
+            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, Exception, max_tries=4)\n"
+            "def send_sms(to, text):\n    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)\n",
+            line=3,
+        ),
+        Invalid(
+            "import time\n\ndef refund(payments, order):\n    for attempt in range(3):\n        try:\n"
+            "            return payments.refund(order.charge_id, idempotency_key=order.id)\n"
+            "        except:\n            time.sleep(2 ** attempt)\n",
+            line=7,
+        ),
+        Invalid(
+            "import time\n\ndef deploy(api, build):\n    while True:\n        try:\n"
+            "            api.deploy_release(build)\n            break\n        except Exception as exc:\n"
+            "            print(exc)\n            time.sleep(5)\n",
+            line=8,
+        ),
+        Invalid(
+            "import time\n\nRETRY_ON = (400, 429, 500, 503)\n\ndef book(http, slot, key):\n"
+            "    for attempt in range(4):\n"
+            "        resp = http.post('https://api.example.com/bookings', json=slot, headers={'Idempotency-Key': key})\n"
+            "        if resp.status_code in RETRY_ON:\n            time.sleep(2 ** attempt)\n            continue\n"
+            "        return resp\n",
+            line=8,
+        ),
+        Invalid(
+            "from tenacity import retry, retry_if_result, stop_after_attempt\n\n"
+            "@retry(stop=stop_after_attempt(3), retry=retry_if_result(lambda r: r.status_code in {404, 503}))\n"
+            "def create_order(api, cart, key):\n    return api.orders.create(cart, idempotency_key=key)\n",
+            line=3,
+        ),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        settings = self.context.settings
+        self.registry = ToolRegistry.for_table(settings.tools if settings is not None else None)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        model = self.get_metadata(RetryProvider, node)
+        self.constants = module_constants(node)
+        self.functions = {
+            name: group[-1].node
+            for name, group in model.functions.items()
+            if isinstance(group[-1].node, cst.FunctionDef)
+        }
+        checked: set[int] = set()
+        for retried in model.retried:
+            scopes = [scope for scope in retried.scopes if id(scope) not in checked]
+            if not scopes:
+                continue
+            write = self.registry.retried_write(retried, model)
+            if write is None:
+                continue
+            for scope in scopes:
+                checked.add(id(scope))
+                self._check(scope, write.name)
+
+    def _check(self, scope: RetryScope, write: str) -> None:
+        what = retries_on(scope)
+        if what is not None and what.everything:
+            handler = _catch_all_handler(scope) if scope.kind == "loop" else scope.node
+            if handler is not None:
+                caught = "every exception" if what.names else "every exception (a bare `except:`)"
+                self.report(handler, f"{scope.label} retries the write `{write}` on {caught}: "
+                            f"client errors and bugs after the side effect are retried too; {_ADVICE}")
+                return
+        found = self._statuses(scope)
+        if found is not None:
+            comparison, codes = found
+            shown = ", ".join(map(str, codes))
+            self.report(comparison, f"{scope.label} retries the write `{write}` on non-retryable "
+                        f"status {shown}: the same request gets the same answer; {_ADVICE}")
+
+    def _statuses(self, scope: RetryScope) -> tuple[cst.CSTNode, list[int]] | None:
+        """The test that sends a non-retryable status round again, and those statuses."""
+        if scope.kind == "loop":
+            excluded: set[int] = set()
+            for branch in _ifs(scope.node.body):
+                goes_round = sleeps_or_loops_on(branch.body)
+                if not goes_round:
+                    excluded |= _leaving_statuses(branch.test, self.constants)
+                found = retried_statuses(branch.test, self.constants, retried_when_true=goes_round)
+                codes = non_retryable(found[1] - excluded) if found else []
+                if codes:
+                    return found[0], codes
+            return None
+        predicate = scope.config.get("predicate")
+        if predicate is None:
+            return None
+        for test in predicate_tests(predicate.value, self.functions):
+            found = retried_statuses(test, self.constants, retried_when_true=True)
+            if found and non_retryable(found[1]):
+                return found[0], non_retryable(found[1])
+        return None
+
+
+def _leaving_statuses(test: cst.BaseExpression, constants) -> set[int]:
+    """Statuses an `if code in S: raise/return` takes out of the retry."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if isinstance(target.operator, cst.In):
+            return status_set(target.comparator, constants) or set()
+    return set()
+
+
+def _ifs(node: cst.CSTNode) -> list[cst.If]:
+    """`if` statements of a loop body in source order, not in nested functions or loops."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
+        return []
+    found = [node] if isinstance(node, cst.If) else []
+    for child in node.children:
+        found += _ifs(child)
+    return found
+
+
+def _catch_all_handler(scope: RetryScope) -> cst.ExceptHandler | None:
+    """The loop's handler that catches everything and goes round again without telling
+    errors apart (a handler with a `raise` inside an `if` re-raises some of them)."""
+    for handler in _handlers(scope.node.body):
+        names = [] if handler.type is None else [dotted_name(e) or "?" for e in _types(handler.type)]
+        if names and not any(is_catch_all(n) for n in names):
+            continue
+        if not _raises(handler.body):
+            return handler
+    return None
+
+
+def _types(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    return [el.value for el in expr.elements] if isinstance(expr, cst.Tuple) else [expr]
+
+
+def _handlers(node: cst.CSTNode) -> list[cst.ExceptHandler]:
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
+        return []
+    found = [node] if isinstance(node, cst.ExceptHandler) else []
+    for child in node.children:
+        found += _handlers(child)
+    return found
+
+
+def _raises(node: cst.CSTNode) -> list[cst.Raise]:
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return []
+    found = [node] if isinstance(node, cst.Raise) else []
+    for child in node.children:
+        found += _raises(child)
+    return found

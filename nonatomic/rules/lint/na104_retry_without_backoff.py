@@ -1,0 +1,258 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.model import RetryScope
+from nonatomic.rules.lint.semantics.pacing import (
+    FIXED,
+    NONE,
+    header,
+    paced_scopes,
+    retries_content_errors_only,
+    tenacity_setting,
+    wait_of,
+)
+from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
+
+DEFAULT_FIX_MAX_WAIT = 30
+
+
+class RetryWithoutBackoff(LintRule):
+    """
+    ## What it does
+    Flags a retry that starts the next attempt at once, or after the same
+    fixed wait every time with no jitter: tenacity without `wait=` (or with
+    `wait_fixed(...)` alone), `retrying.retry` without a wait or with
+    `wait_fixed=` alone, the `retry` package without `delay` or with a fixed
+    `delay` and no `backoff`/`jitter`, backoff's `constant` with `jitter=None`,
+    LangChain `.with_retry(wait_exponential_jitter=False)`, a LangGraph
+    `RetryPolicy(jitter=False, backoff_factor=1)`, and hand-written retry loops
+    with no sleep or a `time.sleep(1)` whose length never changes.
+
+    Exponential backoff counts even without jitter (it spreads retries out),
+    and so does any wait the code computes (`sleep(delay)` where the loop grows
+    `delay`, `sleep(backoff(attempt))`). backoff and stamina add jitter by
+    default. Which retries are judged is shared with NA105: retries of work that
+    leaves the machine, not polls of a read and not local computations. A
+    hand-written loop that only re-asks after a malformed answer
+    (`except json.JSONDecodeError`) is not flagged: the remote side is not
+    overloaded.
+
+    ## Why is this bad?
+    Failures come in crowds: when a provider sheds load, every agent worker
+    fails at the same moment. Retried at once, the failed calls come straight
+    back and keep the provider down; retried after the same fixed second, they
+    come back together, in waves, each wave as large as the first. A payment
+    provider answering 503 under a morning peak saw its traffic triple from the
+    agents' own retries, every `time.sleep(1)` beat in step, until the
+    operators blocked the agent pool. Exponential backoff spreads attempts out
+    in time; jitter spreads the clients apart.
+
+    ## Example
+    ```python
+    import time
+    import requests
+
+    def notify(body):
+        for attempt in range(5):
+            try:
+                return requests.post(HOOK_URL, json=body, timeout=5)
+            except requests.ConnectionError:
+                time.sleep(1)
+    ```
+
+    ## Use instead
+    ```python
+    import random
+    import time
+    import requests
+
+    def notify(body):
+        for attempt in range(5):
+            try:
+                return requests.post(HOOK_URL, json=body, timeout=5)
+            except requests.ConnectionError:
+                time.sleep(random.uniform(0, min(30, 2 ** attempt)))  # full jitter
+    ```
+    With tenacity: `wait=wait_random_exponential(multiplier=1, max=30)`.
+
+    ## Fix (unsafe)
+    Adds `wait=wait_random_exponential(multiplier=1, max=<fix-max-wait>)` to a
+    tenacity `@retry` decorator that has no `wait=` (with the import).
+    Unsafe: the function now takes longer to fail.
+
+    ## Options
+    `[tool.nonatomic.retry-without-backoff]`: `fix-max-wait` (seconds, the cap
+    the fix writes, default 30).
+    """
+
+    code = "NA104"
+    name = "retry-without-backoff"
+    severity = "warning"
+    # A retry library names itself; a hand-written loop sleeps, or names its attempts.
+    prefilter = re.compile(rb"(?i:retr(?:y|ies|ying)|attempt|tries)|backoff|stamina|RetryPolicy|sleep\(")
+    METADATA_DEPENDENCIES = (RetryProvider,)
+
+    VALID = [
+        # Exponential backoff with jitter, in each library's spelling.
+        (
+            "from tenacity import retry, stop_after_attempt, wait_random_exponential\n\n"
+            "@retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))\n"
+            "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n"
+        ),
+        (
+            "from tenacity import retry, stop_after_attempt, wait_fixed, wait_random\n\n"
+            "@retry(stop=stop_after_attempt(3), wait=wait_fixed(2) + wait_random(0, 1))\n"
+            "def fetch(api, key):\n    return api.get(key)\n"
+        ),
+        (
+            "import backoff, requests\n\n@backoff.on_exception(backoff.constant, requests.RequestException, "
+            "interval=2, max_tries=4)\ndef fetch(url):\n    return requests.get(url, timeout=5)\n"
+        ),
+        "def build(prompt, llm):\n    return (prompt | llm).with_retry(stop_after_attempt=4)\n",
+        # A hand-written loop whose wait grows with the attempt or is random.
+        (
+            "import time, requests\n\ndef post_event(body):\n    for attempt in range(5):\n        try:\n"
+            "            return requests.post(URL, json=body, timeout=5)\n        except requests.ConnectionError:\n"
+            "            time.sleep(2 ** attempt)\n"
+        ),
+        (
+            "import random, time\n\ndef charge(gateway, card, key):\n    delay = 0.5\n    for _ in range(4):\n"
+            "        try:\n            return gateway.charge(card, idempotency_key=key)\n        except TimeoutError:\n"
+            "            time.sleep(delay)\n            delay *= 2\n"
+        ),
+        (
+            "import random, time\n\ndef charge(gateway, card, key):\n    for _ in range(4):\n        try:\n"
+            "            return gateway.charge(card, idempotency_key=key)\n        except TimeoutError:\n"
+            "            time.sleep(random.uniform(0.5, 3))\n"
+        ),
+        # A wait the loop delegates (`self._backoff(attempt)`).
+        (
+            "def send(self, body):\n    for attempt in range(3):\n        try:\n"
+            "            return self.client.post('/x', json=body)\n        except IOError:\n"
+            "            self._backoff(attempt)\n"
+        ),
+        # Polling a read at a fixed interval.
+        (
+            "import time\n\ndef wait_for_refund(payments, refund_id):\n    for _ in range(60):\n"
+            "        refund = payments.get_refund(refund_id)\n        if refund.status == 'succeeded':\n"
+            "            return refund\n        time.sleep(5)\n"
+        ),
+        # Re-asking the model after a malformed answer is not a retry storm.
+        (
+            "import json\n\ndef extract(client, prompt):\n    for _ in range(3):\n        try:\n"
+            "            return json.loads(client.complete(prompt))\n        except json.JSONDecodeError:\n"
+            "            continue\n"
+        ),
+        # A local computation retried at once (a free port).
+        (
+            "import socket\n\ndef bind_free(sock, port):\n    for attempt in range(10):\n        try:\n"
+            "            return sock.bind(('127.0.0.1', port + attempt))\n        except OSError:\n            continue\n"
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            "from tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(5))\n"
+            "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n",
+            line=3,
+            fixed=(
+                "from tenacity import wait_random_exponential, retry, stop_after_attempt\n\n"
+                "@retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))\n"
+                "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n"
+            ),
+        ),
+        Invalid(
+            "import tenacity\n\n@tenacity.retry()\ndef refresh(api):\n    return api.get_token()\n",
+            line=3,
+            fixed=(
+                "import tenacity\n\n@tenacity.retry(wait=tenacity.wait_random_exponential(multiplier=1, max=30))\n"
+                "def refresh(api):\n    return api.get_token()\n"
+            ),
+        ),
+        # A fixed wait has no fix: only the author knows the intended pacing.
+        Invalid(
+            "from tenacity import retry, stop_after_attempt, wait_fixed\n\n"
+            "@retry(stop=stop_after_attempt(5), wait=wait_fixed(2))\ndef book(api, slot):\n"
+            "    return api.book_room(slot)\n",
+            line=3,
+        ),
+        Invalid(
+            "from retrying import retry\n\n@retry(stop_max_attempt_number=3, wait_fixed=2000)\n"
+            "def cancel(api, order_id):\n    api.cancel_order(order_id)\n",
+            line=3,
+        ),
+        Invalid(
+            "import backoff, requests\n\n@backoff.on_exception(backoff.constant, requests.RequestException, "
+            "max_tries=5, jitter=None)\ndef fetch(url):\n    return requests.get(url, timeout=5)\n",
+            line=3,
+        ),
+        Invalid(
+            "def build(tool):\n    return tool.with_retry(wait_exponential_jitter=False, stop_after_attempt=3)\n",
+            line=2,
+        ),
+        # The fixed `time.sleep(1)` of a hand-written loop around a read of an HTTP API.
+        Invalid(
+            "import time, requests\n\ndef rates(base):\n    for attempt in range(5):\n        try:\n"
+            "            return requests.get('https://fx.example.com/rates', params={'base': base}, timeout=5)\n"
+            "        except requests.RequestException:\n            time.sleep(1)\n",
+            line=8,
+        ),
+        # No wait at all: the retry helper goes straight round again.
+        Invalid(
+            "def call_with_retry(fn, attempts=3):\n    for attempt in range(attempts):\n        try:\n"
+            "            return fn()\n        except Exception:\n            pass\n",
+            line=2,
+        ),
+        # A constant named like a backoff is still a fixed wait.
+        Invalid(
+            "import asyncio\nRETRY_BACKOFF = 2\n\nasync def refund(payments, order):\n    for _ in range(3):\n"
+            "        try:\n            return await payments.refund(order.id, idempotency_key=order.key)\n"
+            "        except TimeoutError:\n            await asyncio.sleep(RETRY_BACKOFF)\n",
+            line=9,
+        ),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        settings = self.context.settings
+        self.registry = ToolRegistry.for_table(settings.tools if settings is not None else None)
+        self.fix_max_wait = int(self.context.options.get("fix-max-wait", DEFAULT_FIX_MAX_WAIT))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        model = self.get_metadata(RetryProvider, node)
+        for scope in paced_scopes(model, self.registry):
+            wait = wait_of(scope, model)
+            if wait not in (NONE, FIXED) or (scope.kind == "loop" and retries_content_errors_only(scope)):
+                continue
+            if wait == NONE:
+                self._no_wait(scope)
+            else:
+                self.report(
+                    _fixed_wait(scope),
+                    f"{scope.label} waits the same time before every attempt, with no jitter: "
+                    "clients that failed together retry together, in waves; back off exponentially, with jitter",
+                )
+
+    def _no_wait(self, scope: RetryScope) -> None:
+        args = f"multiplier=1, max={self.fix_max_wait}"
+        fix = tenacity_setting(scope, "wait", "wait_random_exponential", args)
+        self.report(
+            header(scope),
+            f"{scope.label} starts the next attempt at once: every failed client retries "
+            "immediately and keeps an overloaded service down; back off exponentially, with jitter",
+            replacement=fix[0] if fix else None,
+            fix_title=f"Add `wait=wait_random_exponential({args})`" if fix else None,
+            imports=fix[1] if fix else (),
+        )
+
+
+def _fixed_wait(scope: RetryScope) -> cst.CSTNode:
+    """The fixed sleep of a loop, or the argument that sets a library's fixed wait."""
+    if scope.kind == "loop":
+        return scope.sleeps[0]
+    setting = scope.config.get("wait") or scope.config.get("growth")
+    return setting.value if setting is not None else header(scope)

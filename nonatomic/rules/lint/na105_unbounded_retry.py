@@ -1,0 +1,213 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.pacing import NEVER, header, paced_scopes, stop_of, tenacity_setting
+from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
+
+DEFAULT_FIX_ATTEMPTS = 5
+
+
+class UnboundedRetry(LintRule):
+    """
+    ## What it does
+    Flags a retry with no attempt or time limit: tenacity `@retry`/`Retrying`
+    without `stop=` (or with `stop_never`), `backoff.on_exception` without
+    `max_tries`/`max_time`, `retrying.retry` without a `stop_max_*`, the `retry`
+    package with `tries=-1` (its default), and hand-written `while True` /
+    `while not done` / `itertools.count()` loops that retry a failed call and
+    never give up (no `if attempt >= n: raise`, no deadline).
+
+    Only retries of work that leaves the machine are flagged: a library retry
+    construct, or a hand-written loop whose retried call is a write, an HTTP,
+    database or SDK call, a method of an external client, or the callable a
+    retry helper was given. A loop that waits for a read to become visible
+    (no `except`, or only "not found yet" errors, and no write) is polling, not
+    retrying a failure; a tenacity/backoff construct that retries on a result
+    (`retry_if_result`, `on_predicate`) around reads is polling too. stamina,
+    LangChain `.with_retry()` and LangGraph `RetryPolicy` stop by default.
+
+    ## Why is this bad?
+    A failure that does not clear — the provider is down for an hour, the
+    request is rejected for good, a credential expired — turns an unbounded
+    retry into a loop that never returns. The agent step holds its worker,
+    its locks and its task slot; every attempt that reached the server may have
+    applied the write again; and no one hears of the failure, because the code
+    that would report it is never reached. A ticket-sync tool retried
+    `crm.create_ticket` under `@retry` with no `stop`: during a CRM outage the
+    worker pool filled with steps that would never finish, and the backlog
+    only drained when the pods were restarted.
+
+    ## Example
+    ```python
+    from tenacity import retry
+
+    @retry
+    def open_ticket(crm, payload):
+        return crm.tickets.create(payload)
+    ```
+
+    ## Use instead
+    ```python
+    from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+    @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))
+    def open_ticket(crm, payload):
+        return crm.tickets.create(payload)
+    ```
+    In a hand-written loop, count attempts (`for attempt in range(5)`) or give
+    up on a deadline (`if time.monotonic() > deadline: raise`).
+
+    ## Fix (unsafe)
+    Adds `stop=stop_after_attempt(<fix-attempts>)` to a tenacity `@retry`
+    decorator (with the import). Unsafe: after the last attempt the function
+    raises `RetryError` where it used to keep trying.
+
+    ## Options
+    `[tool.nonatomic.unbounded-retry]`: `fix-attempts` (the attempt limit the
+    fix writes, default 5).
+    """
+
+    code = "NA105"
+    name = "unbounded-retry"
+    severity = "warning"
+    # A retry library names itself; a hand-written unbounded loop is a `while`
+    # or an endless counter.
+    prefilter = re.compile(rb"(?i:retr(?:y|ies|ying))|backoff|stamina|RetryPolicy|\bwhile\b|\bcount\(|\brepeat\(")
+    METADATA_DEPENDENCIES = (RetryProvider,)
+
+    VALID = [
+        # A stop by attempts, by time, or both.
+        (
+            "from tenacity import retry, stop_after_attempt, wait_random_exponential\n\n"
+            "@retry(stop=stop_after_attempt(5), wait=wait_random_exponential(max=30))\n"
+            "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n"
+        ),
+        (
+            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException, max_time=60)\n"
+            "def fetch(url):\n    return requests.get(url, timeout=5)\n"
+        ),
+        # stamina and LangChain stop by default.
+        "import stamina, httpx\n\n@stamina.retry(on=httpx.HTTPError)\ndef fetch(client):\n    return client.get('/x')\n",
+        "def build(prompt, llm):\n    return (prompt | llm).with_retry()\n",
+        # A counted loop, and a `while True` that gives up on a counter or a deadline.
+        (
+            "import time, requests\n\ndef post_event(body):\n    attempt = 0\n    while True:\n        try:\n"
+            "            return requests.post(URL, json=body, timeout=5)\n        except requests.ConnectionError:\n"
+            "            attempt += 1\n            if attempt >= 5:\n                raise\n            time.sleep(2 ** attempt)\n"
+        ),
+        (
+            "import time\n\ndef book(api, slot, deadline):\n    while True:\n        try:\n"
+            "            return api.book_room(slot)\n        except TimeoutError:\n"
+            "            if time.monotonic() > deadline:\n                raise\n            time.sleep(1)\n"
+        ),
+        # Polling a read until it becomes visible is not a retry of a failure.
+        (
+            "import time\n\ndef wait_for_refund(payments, refund_id):\n    while True:\n"
+            "        refund = payments.get_refund(refund_id)\n        if refund.status == 'succeeded':\n"
+            "            return refund\n        time.sleep(5)\n"
+        ),
+        (
+            "import time\n\ndef wait_visible(api, key):\n    while True:\n        try:\n"
+            "            return api.get_object(key)\n        except KeyError:\n            time.sleep(1)\n"
+        ),
+        (
+            "from tenacity import retry, retry_if_result, wait_fixed\n\n"
+            "@retry(retry=retry_if_result(lambda job: not job.done), wait=wait_fixed(5))\n"
+            "def job_status(api, job_id):\n    return api.get_job(job_id)\n"
+        ),
+        # A local computation retried forever is no outage hazard (an input prompt).
+        (
+            "def ask_number():\n    while True:\n        try:\n            return int(input('n? '))\n"
+            "        except ValueError:\n            print('again')\n"
+        ),
+        # A worker loop stopped from outside.
+        (
+            "import time\n\ndef pump(queue_client, stop_event):\n    while not stop_event.is_set():\n        try:\n"
+            "            return queue_client.receive()\n        except OSError:\n            time.sleep(1)\n"
+        ),
+        # Settings passed through **kwargs cannot be read.
+        "from tenacity import retry\n\n@retry(**RETRY_SETTINGS)\ndef sync(crm):\n    crm.contacts.update(x=1)\n",
+    ]
+    INVALID = [
+        Invalid(
+            "from tenacity import retry\n\n@retry\ndef open_ticket(crm, payload):\n"
+            "    return crm.tickets.create(payload)\n",
+            line=3,
+            fixed=(
+                "from tenacity import stop_after_attempt, retry\n\n@retry(stop=stop_after_attempt(5))\n"
+                "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n"
+            ),
+        ),
+        # The qualified form needs no new import; comments and other arguments stay.
+        Invalid(
+            "import tenacity\n\n@tenacity.retry(  # transient CRM errors\n"
+            "    retry=tenacity.retry_if_exception_type(IOError),\n)\ndef sync(crm):\n    crm.contacts.update(x=1)\n",
+            line=3,
+            fixed=(
+                "import tenacity\n\n@tenacity.retry(  # transient CRM errors\n"
+                "    retry=tenacity.retry_if_exception_type(IOError),\n    stop=tenacity.stop_after_attempt(5),\n)\n"
+                "def sync(crm):\n    crm.contacts.update(x=1)\n"
+            ),
+        ),
+        Invalid(
+            "from tenacity import Retrying, stop_never\n\ndef charge(gateway, card):\n"
+            "    for attempt in Retrying(stop=stop_never):\n        with attempt:\n            gateway.charge(card)\n",
+            line=4,
+        ),
+        Invalid(
+            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException)\n"
+            "def send_sms(to, text):\n    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)\n",
+            line=3,
+        ),
+        Invalid(
+            "from retrying import retry\n\n@retry(wait_exponential_multiplier=1000)\ndef cancel(api, order_id):\n"
+            "    api.cancel_order(order_id)\n",
+            line=3,
+        ),
+        # `while True` around an HTTP call with a sleep but no way out on failure.
+        Invalid(
+            "import time, requests\n\ndef report(body):\n    while True:\n        try:\n"
+            "            return requests.post('https://hooks.example.com/x', json=body, timeout=5)\n"
+            "        except requests.RequestException:\n            time.sleep(5)\n",
+            line=4,
+        ),
+        # A success flag is no limit, and a predicate that re-raises some errors is none either.
+        Invalid(
+            "def deploy(api, build):\n    done = False\n    while not done:\n        try:\n"
+            "            api.deploy_release(build)\n            done = True\n        except Exception as exc:\n"
+            "            if isinstance(exc, PermissionError):\n                raise\n",
+            line=3,
+        ),
+        # A retry helper retries whatever it is handed.
+        Invalid(
+            "import itertools, time\n\ndef call_with_retry(fn):\n    for attempt in itertools.count():\n"
+            "        try:\n            return fn()\n        except ConnectionError:\n            time.sleep(2 ** attempt)\n",
+            line=4,
+        ),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        settings = self.context.settings
+        self.registry = ToolRegistry.for_table(settings.tools if settings is not None else None)
+        self.fix_attempts = int(self.context.options.get("fix-attempts", DEFAULT_FIX_ATTEMPTS))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        model = self.get_metadata(RetryProvider, node)
+        for scope in paced_scopes(model, self.registry):
+            if stop_of(scope, model) != NEVER:
+                continue
+            fix = tenacity_setting(scope, "stop", "stop_after_attempt", str(self.fix_attempts))
+            self.report(
+                header(scope),
+                f"{scope.label} has no attempt or time limit: a failure that does not clear "
+                "retries forever, holding the worker and repeating any side effect",
+                replacement=fix[0] if fix else None,
+                fix_title=f"Add `stop=stop_after_attempt({self.fix_attempts})`" if fix else None,
+                imports=fix[1] if fix else (),
+            )

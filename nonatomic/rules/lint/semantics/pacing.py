@@ -1,0 +1,467 @@
+"""How a retry scope paces and ends its attempts, and which scopes that matters for.
+
+`wait_of(scope, model)`: the wait between attempts — NONE (the next attempt
+starts at once), FIXED (the same wait every time, no jitter), VARIES (it grows
+or is random), or None when the code does not say (a policy in a variable,
+`**kwargs`, a wait computed elsewhere).  `stop_of(scope, model)`: LIMITED (by
+attempts or time), NEVER (it retries until the call works), or None.
+
+Library constructs are read from the arguments `retry.yaml` maps to the stop,
+wait, growth and jitter roles, under the library's `defaults` when an argument
+is absent.  Hand-written loops are read from their sleeps, their bound
+(`range(3)`, `while attempt < 3`) and the tests that give up (`if attempt >= 5:
+raise`).
+
+`paced_scopes(model, registry)`: the scopes whose pacing is a hazard, those
+retrying a failure of work that leaves the machine.  A loop that polls a read
+until it becomes visible (no `except`, no write) is not a retry; neither is a
+library construct that retries on a result when it retries no write.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import libcst as cst
+
+from nonatomic.rules.lint.semantics import calls
+from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.loops import calls_in, names_in
+from nonatomic.rules.lint.semantics.model import CallSite, ModuleModel, Retried, RetryScope
+from nonatomic.rules.lint.semantics.names import words
+from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
+
+NONE, FIXED, VARIES = "none", "fixed", "varies"
+LIMITED, NEVER = "limited", "never"
+
+# Library waits by last name: tenacity's, and backoff's wait generators.
+_GROWING = {
+    "wait_random", "wait_exponential", "wait_random_exponential", "wait_full_jitter",
+    "wait_exponential_jitter", "wait_incrementing", "expo", "fibo", "decay",
+}
+_SUMS = {"wait_combine"}  # tenacity: waits added together, like `wait_fixed(1) + wait_random(0, 1)`
+_RESULT_PREDICATES = {"retry_if_result", "retry_if_not_result", "on_predicate"}
+
+
+@lru_cache(maxsize=None)
+def _pack() -> dict[str, Any]:
+    return load_pack("retry")
+
+
+@lru_cache(maxsize=None)
+def _defaults() -> dict[str | None, dict[str, str]]:
+    """Library -> what it does when the stop or wait is not given."""
+    pack = _pack()
+    found = {entry["library"]: entry["defaults"] for entry in pack["constructs"]}
+    found["langchain"] = pack["with_retry"]["defaults"]
+    found["langgraph"] = pack["retry_policy"]["defaults"]
+    return found
+
+
+def _last(name: str | None) -> str:
+    return (name or "").rsplit(".", 1)[-1]
+
+
+def _literal(expr: cst.BaseExpression) -> float | None:
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return float(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _literal(expr.expression)
+        return -inner if inner is not None else None
+    return None
+
+
+def _sites(model: ModuleModel) -> dict[int, CallSite]:
+    key = ("pacing", "sites")
+    if key not in model.memo:
+        model.memo[key] = {id(site.node): site for site in model.sites}
+    return model.memo[key]
+
+
+def construct_call(scope: RetryScope) -> cst.Call | None:
+    """The call that configures a library scope, where it is written in place."""
+    node = scope.node
+    if isinstance(node, cst.Decorator):
+        return node.decorator if isinstance(node.decorator, cst.Call) else None
+    if isinstance(node, cst.For):
+        return node.iter if isinstance(node.iter, cst.Call) else None
+    if scope.kind == "wrapper" and isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
+        return node.func
+    return node if isinstance(node, cst.Call) else None
+
+
+def _hidden(scope: RetryScope) -> bool:
+    """Settings passed through `**kwargs` cannot be read."""
+    call = construct_call(scope)
+    return call is not None and calls.has_star_kwargs(call)
+
+
+# -- stop -------------------------------------------------------------------------------------
+
+def stop_of(scope: RetryScope, model: ModuleModel) -> str | None:
+    if scope.kind == "loop":
+        return _loop_stop(scope, model)
+    if scope.library is None or _hidden(scope):
+        return None
+    default = _defaults()[scope.library]["stop"]
+    arg = scope.config.get("stop")
+    if arg is None:
+        return default
+    value = arg.value
+    never = calls.is_none(value) or _literal(value) == -1 or _last(dotted_name(value)) == "stop_never"
+    if never:
+        return NEVER if default == NEVER else None  # stamina: `attempts=None` still has its timeout
+    return LIMITED
+
+
+def _loop_stop(scope: RetryScope, model: ModuleModel) -> str:
+    loop = scope.node
+    if isinstance(loop, cst.For):
+        counter = _sites(model).get(id(loop.iter))
+        endless = counter is not None and (
+            _last(counter.callee) == "count" or (_last(counter.callee) == "repeat" and len(loop.iter.args) < 2)
+        )
+        if not endless:
+            return LIMITED  # `range(n)`
+    elif scope.bound is not None and not _only_success_flags(loop):
+        return LIMITED  # `while attempt < 5`, `while not stop_event.is_set()`
+    return LIMITED if _gives_up(loop, model) else NEVER
+
+
+def _only_success_flags(loop: cst.While) -> bool:
+    """`while not done:` where the loop only ever sets `done = True`: no limit."""
+    tested = names_in(loop.test)
+    values = _assignments(loop.body)
+    return bool(tested) and all(
+        values.get(name) and all(_bool_literal(v) for v in values[name]) for name in tested
+    )
+
+
+def _bool_literal(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in ("True", "False")
+
+
+class _Rebinds(cst.CSTVisitor):
+    """What a loop body assigns (`x = ...`) and increments (`x += ...`), not entering
+    nested functions."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, list[cst.BaseExpression]] = {}
+        self.counted: set[str] = set()  # augmented targets: counters and growing delays
+        self.targets: set[str] = set()  # source of every rebound name or attribute
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        name = dotted_name(target)
+        if name is not None:
+            self.targets.add(name)
+            if value is not None and isinstance(target, cst.Name):
+                self.values.setdefault(name, []).append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, None)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target, None)
+        name = dotted_name(node.target)
+        if name is not None:
+            self.counted.add(name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, None)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bind(node.name, None)
+
+
+def _rebinds(loop: cst.For | cst.While) -> _Rebinds:
+    found = _Rebinds()
+    loop.body.visit(found)
+    if isinstance(loop, cst.For):
+        found._bind(loop.target, None)
+    return found
+
+
+def _assignments(body: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
+    found = _Rebinds()
+    body.visit(found)
+    return found.values
+
+
+def _gives_up(loop: cst.For | cst.While, model: ModuleModel) -> bool:
+    """An exit guarded by a limit: `if attempt >= 5: raise`, `if time.monotonic() > deadline: break`."""
+    counted = _rebinds(loop).counted
+    limit_words = set(_pack()["limit_words"])
+    clocks = set(_pack()["clocks"])
+    sites = _sites(model)
+    for test in _exit_tests(loop.body):
+        if {dotted_name(n) for n in _references(test)} & counted:
+            return True
+        if any(words(dotted_name(n) or "") & limit_words for n in _references(test)):
+            return True
+        if any(_last(sites[id(c)].callee or sites[id(c)].dotted) in clocks for c in calls_in(test) if id(c) in sites):
+            return True
+    return False
+
+
+def _references(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """Names and attribute chains (`attempt`, `self.max_retries`) in an expression."""
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        return [node]
+    return [ref for child in node.children for ref in _references(child)]
+
+
+def _exit_tests(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """Tests of the `if`s under `node` whose branches leave the loop."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return []
+    found = []
+    if isinstance(node, cst.If) and (_leaves(node.body) or (node.orelse is not None and _leaves(node.orelse.body))):
+        found.append(node.test)
+    for child in node.children:
+        found += _exit_tests(child)
+    return found
+
+
+def _leaves(block: cst.BaseSuite | cst.CSTNode) -> bool:
+    statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    for statement in statements:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if any(isinstance(s, (cst.Raise, cst.Return, cst.Break)) for s in statement.body):
+                return True
+    return False
+
+
+# -- wait -------------------------------------------------------------------------------------
+
+def wait_of(scope: RetryScope, model: ModuleModel) -> str | None:
+    if scope.kind == "loop":
+        return _loop_wait(scope, model)
+    if scope.library is None or _hidden(scope):
+        return None
+    arg = scope.config.get("wait")
+    if arg is None:
+        default = _defaults()[scope.library]["wait"]
+        return default if default in (NONE, VARIES) else None
+    value = arg.value
+    growth, jitter = scope.config.get("growth"), scope.config.get("jitter")
+    if scope.library == "tenacity":
+        return _tenacity_wait(value)
+    if scope.library == "backoff":
+        generator = _last(dotted_name(value))
+        if generator == "constant":
+            return FIXED if jitter is not None and calls.is_none(jitter.value) else VARIES
+        return VARIES if generator in _GROWING else None
+    if scope.library in ("retrying", "retry"):
+        if growth is not None or jitter is not None:
+            return VARIES
+        if arg.keyword is not None and arg.keyword.value not in ("wait_fixed", "delay"):
+            return None  # `wait_func=`: computed
+        return NONE if _literal(value) == 0 else FIXED
+    if scope.library == "langchain":
+        return NONE if calls.is_false(value) else VARIES
+    if scope.library == "langgraph":
+        no_jitter = jitter is not None and calls.is_false(jitter.value)
+        return FIXED if no_jitter and growth is not None and _literal(growth.value) == 1 else VARIES
+    return None
+
+
+def _tenacity_wait(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return _sum(_tenacity_wait(expr.left), _tenacity_wait(expr.right))
+    if not isinstance(expr, cst.Call):
+        return None
+    name = _last(dotted_name(expr.func))
+    if name == "wait_fixed":
+        return NONE if expr.args and _literal(expr.args[0].value) == 0 else FIXED
+    if name == "wait_none":
+        return NONE
+    if name in _SUMS:
+        parts = [_tenacity_wait(arg.value) for arg in expr.args]
+        result: str | None = NONE
+        for part in parts:
+            result = _sum(result, part)
+        return result
+    return VARIES if name in _GROWING else None
+
+
+def _sum(a: str | None, b: str | None) -> str | None:
+    if a is None or b is None:
+        return None
+    if VARIES in (a, b):
+        return VARIES
+    return FIXED if FIXED in (a, b) else NONE
+
+
+def _loop_wait(scope: RetryScope, model: ModuleModel) -> str | None:
+    loop = scope.node
+    sites = _sites(model)
+    pack = _pack()
+    wait_words, not_waits = set(pack["wait_words"]), set(pack["not_waits"])
+    sleeps = {id(s) for s in scope.sleeps}
+    waits, other = [], False
+    for call in calls_in(loop.body):
+        if id(call) in sleeps:
+            if not (call.args and _literal(call.args[0].value) == 0):  # `sleep(0)` only yields
+                waits.append(call)
+            continue
+        site = sites.get(id(call))
+        name = (site.callee or site.dotted) if site is not None else dotted_name(call.func)
+        if name and name not in not_waits and _last(name) not in not_waits and words(_last(name)) & wait_words:
+            other = True
+    if other:
+        return None
+    if not waits:
+        return NONE
+    rebound = _rebinds(loop).targets
+    for call in waits:
+        if not call.args or calls_in(call.args[0].value):
+            return None  # `sleep(backoff(attempt))`, `sleep(random.uniform(0, 2))`
+        if {dotted_name(n) for n in _references(call.args[0].value)} & rebound:
+            return None  # `sleep(2 ** attempt)`, `sleep(delay)` with `delay *= 2`
+    return FIXED
+
+
+# -- which scopes ---------------------------------------------------------------------------
+
+def paced_scopes(model: ModuleModel, registry: ToolRegistry) -> list[RetryScope]:
+    """Scopes retrying a failure of work that leaves the machine, one per construct."""
+    retried: dict[int, list[Retried]] = {}
+    for entry in model.retried:
+        for scope in entry.scopes:
+            retried.setdefault(id(scope), []).append(entry)
+    found, seen = [], set()
+    for scope in model.scopes:
+        if id(scope.node) in seen or scope.inner is not None:
+            continue  # the module's own helper is judged where its loop is written
+        if scope.kind == "loop":
+            relevant = _loop_matters(scope, retried.get(id(scope), []), model, registry)
+        elif scope.library is not None:
+            relevant = not _on_result(scope) or _writes(retried.get(id(scope), []), model, registry)
+        else:
+            relevant = False  # a retry construct known only by its name: its settings are unknown
+        if relevant:
+            seen.add(id(scope.node))
+            found.append(scope)
+    return found
+
+
+def _on_result(scope: RetryScope) -> bool:
+    """The construct retries on the result, not on a failure: it polls."""
+    call = construct_call(scope)
+    if call is not None and _last(dotted_name(call.func)) in _RESULT_PREDICATES:
+        return True
+    predicate = scope.config.get("predicate")
+    if predicate is None:
+        return False
+    used = {_last(dotted_name(c.func)) for c in calls_in(predicate.value)}
+    return bool(used & _RESULT_PREDICATES) and not any(name.startswith("retry_if_exception") for name in used)
+
+
+def _writes(entries: list[Retried], model: ModuleModel, registry: ToolRegistry) -> bool:
+    return any(registry.retried_write(entry, model) is not None for entry in entries)
+
+
+def _loop_matters(scope: RetryScope, entries: list[Retried], model: ModuleModel, registry: ToolRegistry) -> bool:
+    not_yet = set(_pack()["not_yet_errors"])
+    if scope.caught is None or (scope.caught and all(_last(name) in not_yet for name in scope.caught)):
+        return _writes(entries, model, registry)  # a write retried by result, else a poll
+    return any(_external(entry, model, registry) for entry in entries)
+
+
+def _external(entry: Retried, model: ModuleModel, registry: ToolRegistry) -> bool:
+    """A call that leaves the machine: a write, a known network package, a method of an
+    external client, a callable parameter (a retry helper retries whatever it is given),
+    or a function of the module that makes such a call."""
+    site = entry.site
+    if site is None:
+        return False
+    if registry.retried_write(entry, model) is not None:
+        return True
+    return _site_external(site, model, registry, depth=0)
+
+
+def _site_external(site: CallSite, model: ModuleModel, registry: ToolRegistry, depth: int) -> bool:
+    if (site.callee or "").split(".", 1)[0] in _pack()["external_packages"]:
+        return True
+    func = site.node.func
+    if isinstance(func, cst.Attribute) and registry.on_client(func):
+        return True
+    if isinstance(func, cst.Name) and site.function is not None and _is_param(func.value, site):
+        return True
+    facts = model.target_function(func, site.function)
+    if facts is None or depth >= 2:
+        return False
+    return any(_site_external(inner, model, registry, depth + 1) for inner in facts.sites)
+
+
+def _is_param(name: str, site: CallSite) -> bool:
+    facts = site.function
+    while facts is not None:
+        if name in facts.param_names:
+            return True
+        if name in facts.assigned:
+            return False
+        facts = facts.parent
+    return False
+
+
+def retries_content_errors_only(scope: RetryScope) -> bool:
+    """A loop that re-asks only after a malformed answer (`except json.JSONDecodeError`):
+    the remote side is not overloaded, so an immediate retry is no storm."""
+    content = set(_pack()["content_errors"])
+    return bool(scope.caught) and all(_last(name) in content for name in scope.caught)
+
+
+# -- reporting and fixing -------------------------------------------------------------------
+
+def header(scope: RetryScope) -> cst.CSTNode:
+    """Where a finding about a scope's pacing points: the decorator expression, the
+    loop's iterable or test, or the call that builds the retry."""
+    node = scope.node
+    if isinstance(node, cst.Decorator):
+        return node.decorator
+    if isinstance(node, cst.For):
+        return node.iter
+    if isinstance(node, cst.While):
+        return node.test
+    return node
+
+
+def tenacity_setting(scope: RetryScope, keyword: str, factory: str, args: str
+                     ) -> tuple[cst.BaseExpression, tuple[tuple[str, str], ...]] | None:
+    """A tenacity `@retry` decorator with `keyword=factory(args)` added, and the import
+    that needs; None unless the scope is such a decorator without that keyword.
+    `@tenacity.retry` gets `tenacity.<factory>`; `@retry` gets the name imported."""
+    if scope.library != "tenacity" or scope.kind != "decorator" or keyword in scope.config or _hidden(scope):
+        return None
+    expr = header(scope)
+    call = expr if isinstance(expr, cst.Call) else cst.Call(func=expr)
+    root = call.func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return None
+    qualified = root is not call.func
+    value = cst.parse_expression(f"{root.value + '.' if qualified else ''}{factory}({args})")
+    return calls.with_keyword(call, keyword, value), (() if qualified else (("tenacity", factory),))
