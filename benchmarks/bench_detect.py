@@ -16,11 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
+
+from process_stats import cpu_seconds, load, peak_mb
 
 EVENTS_PER_TASK = 10
 
@@ -91,7 +92,7 @@ def measure_nonatomic(path: str, memory_limit: str | None, select: list[str] | N
     from nonatomic.replay.ingest import ingest
     from nonatomic.replay.inputs import discover
 
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     con = connect(memory_limit=memory_limit)
     result = ingest(con, discover([path]))
     ingested = time.perf_counter()
@@ -102,8 +103,9 @@ def measure_nonatomic(path: str, memory_limit: str | None, select: list[str] | N
         "ingest_s": ingested - start,
         "detect_s": done - ingested,
         "total_s": done - start,
+        "cpu_s": cpu_seconds() - cpu_start,
         "findings": len(findings),
-        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_mb": peak_mb(),
     }
 
 
@@ -162,8 +164,11 @@ def main() -> None:
         return
 
     os.makedirs(options.data, exist_ok=True)
-    row = "{:>11} {:<8} {:<14} {:>9} {:>9} {:>9} {:>9} {:>9}"
-    print(row.format("events", "format", "memory limit", "ingest s", "detect s", "total s", "peak MB", "findings"))
+    print(f"{os.cpu_count()} CPUs; load average {load()} (other processes slow the wall times; CPU s is"
+          " the measured process's own CPU time over all its threads)")
+    row = "{:>11} {:<8} {:<14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}"
+    print(row.format("events", "format", "memory limit", "ingest s", "detect s", "total s", "CPU s", "peak MB",
+                     "findings", "load"))
     for size in options.sizes:
         paths = generate(options.data, size)
         runs = [(fmt, "-") for fmt in ("jsonl", "parquet")]
@@ -173,13 +178,14 @@ def main() -> None:
             r = child("nonatomic", paths[fmt], limit)
             print(row.format(f"{r['events']:,}", fmt, limit if limit != "-" else "none",
                              f"{r['ingest_s']:.2f}", f"{r['detect_s']:.2f}", f"{r['total_s']:.2f}",
-                             f"{r['peak_mb']:.0f}", r["findings"]))
+                             f"{r['cpu_s']:.2f}", f"{r['peak_mb']:.0f}", r["findings"], load()))
         if size == 1_000_000:
             pandas = child("pandas", paths["parquet"])
             ours = child("nonatomic", paths["parquet"], "-", "NR304,NR401")
             print(f"baseline at 1M: pandas NR304+NR401 {pandas['detect_s']:.2f} s"
                   f" ({pandas['findings']} findings); nonatomic NR304+NR401 {ours['detect_s']:.2f} s"
-                  f" ({ours['findings']} findings): {pandas['detect_s'] / ours['detect_s']:.1f}x faster")
+                  f" ({ours['findings']} findings): {pandas['detect_s'] / ours['detect_s']:.1f}x faster"
+                  f" (load {load()})")
 
 
 if __name__ == "__main__":

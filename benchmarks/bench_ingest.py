@@ -2,35 +2,35 @@
 
 Usage: python benchmarks/bench_ingest.py [N_EVENTS]   (default 1,000,000)
 
-Each measurement runs in a fresh process so that its peak RSS is its own.
+Each measurement runs in a fresh process so that its peak memory is its own.
 Data goes to a temporary directory that is removed afterwards.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
 
-MEASURE = """
-import resource, sys, time
-from nonatomic.replay.api import open_logs
-start = time.perf_counter()
-with open_logs(sys.argv[1]) as replay:
-    events = replay.ingested.events
-    lines = replay.ingested.lines
-elapsed = time.perf_counter() - start
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(events, lines, elapsed, peak_mb)
-"""
+from process_stats import cpu_seconds, load, peak_mb
 
 
-def measure(path: str) -> tuple[int, int, float, float]:
-    out = subprocess.run([sys.executable, "-c", MEASURE, path], capture_output=True, text=True, check=True)
-    events, lines, elapsed, peak = out.stdout.split()
-    return int(events), int(lines), float(elapsed), float(peak)
+def measure_child(path: str) -> dict:
+    from nonatomic.replay.api import open_logs
+
+    start, cpu_start = time.perf_counter(), cpu_seconds()
+    with open_logs(path) as replay:
+        ingested = replay.ingested
+    return {"events": ingested.events, "lines": ingested.lines, "elapsed": time.perf_counter() - start,
+            "cpu_s": cpu_seconds() - cpu_start, "peak_mb": peak_mb()}
+
+
+def measure(path: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", path], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -38,6 +38,9 @@ def main() -> None:
 
     from nonatomic.replay.synthetic import write_jsonl, write_parquet
 
+    if sys.argv[1:2] == ["--child"]:
+        print(json.dumps(measure_child(sys.argv[2])))
+        return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     with tempfile.TemporaryDirectory(prefix="nonatomic-bench-") as tmp:
         jsonl, parquet = os.path.join(tmp, "events.jsonl"), os.path.join(tmp, "events.parquet")
@@ -50,12 +53,13 @@ def main() -> None:
         floor = time.perf_counter() - start
         size_mb = os.path.getsize(jsonl) / 1e6
         print(f"{n:,} synthetic events; JSONL {size_mb:,.0f} MB, Parquet {os.path.getsize(parquet) / 1e6:,.0f} MB; "
-              f"{os.cpu_count()} CPUs")
+              f"{os.cpu_count()} CPUs; load average {load()} (CPU s: this process, all threads)")
         print(f"{'wc -l (I/O floor)':<22} {floor:7.2f} s  {n / floor:>13,.0f} lines/s")
         for label, path in (("ingest JSONL", jsonl), ("ingest Parquet", parquet)):
-            events, lines, elapsed, peak = measure(path)
-            assert events == lines == n, (events, lines, n)
-            print(f"{label:<22} {elapsed:7.2f} s  {events / elapsed:>13,.0f} events/s  peak RSS {peak:,.0f} MB")
+            r = measure(path)
+            assert r["events"] == r["lines"] == n, (r, n)
+            print(f"{label:<22} {r['elapsed']:7.2f} s  {n / r['elapsed']:>13,.0f} events/s  CPU {r['cpu_s']:6.2f} s  "
+                  f"peak RSS {r['peak_mb']:,.0f} MB  load {load()}")
 
 
 if __name__ == "__main__":

@@ -187,3 +187,19 @@ def test_pylint_globals_functional_file(lint, tmp_path: Path):
     # The rest: `global SOMEVAR` creates a global from a function, and the two
     # mutations under `global RAN_DB_SET`/`RAN_DB_DICT` (which do not rebind).
     assert sorted(flagged - rebinding) == [33, 103, 104]
+
+
+def test_prefilter_skips_modules_whose_containers_no_function_touches():
+    from nonatomic.rules.lint.na301_mutable_global_state import MutatedGlobalPrefilter
+
+    prefilter = MutatedGlobalPrefilter()
+    untouched = b"__all__ = ['a']\nLIMITS = {'refund': 500}\n\ndef limit(tool):\n    return 1\n"
+    assert not prefilter.search(untouched)
+    for touched in (
+        b"SEEN = set()\ndef f(x):\n    SEEN.add(x)\n",
+        b"CACHE: dict[str, int] = {}\ndef f(k):\n    CACHE [k] = 1\n",
+        b"TOTALS = Counter()\ndef f():\n    TOTALS += other\n",
+        b"results = []\non_done = lambda r: results.append(r)\n",
+        b"FLAG = None\ndef f():\n    global FLAG\n",
+    ):
+        assert prefilter.search(touched), touched
