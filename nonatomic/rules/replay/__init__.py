@@ -1,39 +1,26 @@
-"""The replay detector catalogue: one module per detector, found by code in DETECTORS.
+"""The replay detector catalogue: one module per detector (`nr101_retry_after_rollback.py`),
+found by code in DETECTORS.
 
-Each module holds one detector's documentation, SQL and fixtures; the SQL
-stages they share are in `views.py`.
+Each module holds one detector's documentation, SQL and fixtures as `DETECTOR`;
+the SQL stages they share are in `views.py`.
 """
 
-from nonatomic.rules.replay import (
-    nr101_retry_after_rollback,
-    nr102_rollback_retry_overlap,
-    nr201_lock_leak,
-    nr202_foreign_lock_release,
-    nr203_lock_overlap,
-    nr301_duplicate_effect,
-    nr302_retry_after_non_retryable,
-    nr303_retry_without_verify,
-    nr304_retry_storm,
-    nr401_zombie_write,
-    nr402_unresolved_unknown,
-    nr403_attempt_disorder,
-)
+import importlib
+import pkgutil
+import re
+
 from nonatomic.rules.replay.base import Detector
 
+_MODULE = re.compile(r"^nr\d{3}_\w+$")
+
 DETECTORS: dict[str, Detector] = {
-    module.DETECTOR.code: module.DETECTOR
-    for module in (
-        nr101_retry_after_rollback,
-        nr102_rollback_retry_overlap,
-        nr201_lock_leak,
-        nr202_foreign_lock_release,
-        nr203_lock_overlap,
-        nr301_duplicate_effect,
-        nr302_retry_after_non_retryable,
-        nr303_retry_without_verify,
-        nr304_retry_storm,
-        nr401_zombie_write,
-        nr402_unresolved_unknown,
-        nr403_attempt_disorder,
+    detector.code: detector
+    for detector in sorted(
+        (
+            importlib.import_module(f"{__name__}.{info.name}").DETECTOR
+            for info in pkgutil.iter_modules(__path__)
+            if _MODULE.match(info.name)
+        ),
+        key=lambda detector: detector.code,
     )
 }
