@@ -38,7 +38,7 @@ def _codes(value: str | None) -> list[str] | None:
 
 
 @click.command()
-@click.argument("logs", nargs=-1, required=True)
+@click.argument("logs", nargs=-1)
 @click.option("--mapping", type=click.Path(dir_okay=False), help="YAML file mapping your field names and values.")
 @click.option("--db", type=click.Path(dir_okay=False), help="DuckDB file to keep; later runs add to it.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "md", "html"]), default="text", show_default=True,
@@ -58,12 +58,25 @@ def _codes(value: str | None) -> list[str] | None:
               show_default=True, help="Read every LOG as this format (otlp: OTLP/JSON trace exports).")
 @click.option("--max-line-bytes", type=click.IntRange(min=1024), default=1 << 20, show_default=True,
               help="Longer lines are quarantined.")
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
+              help="spark: run on the active or a local Spark (pip install 'nonatomic[spark]'); "
+                   "LOGS may be object-store URIs.")
+@click.option("--emit-sql", type=click.Choice(["duckdb", "spark"]),
+              help="Print the detector queries in this dialect (settings bound) and exit; reads no LOGS.")
 def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, fail_on, strict,
-           memory_limit, threads, input_format, max_line_bytes) -> None:
+           memory_limit, threads, input_format, max_line_bytes, engine, emit_sql) -> None:
     """Replay guard logs (files, directories, globs) and find non-atomic hazards."""
     from nonatomic.replay.report import render
 
-    session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
+    if emit_sql:
+        write(_queries(emit_sql, _codes(select), _codes(ignore)), output)
+        return
+    if not logs:
+        raise click.UsageError("Missing argument 'LOGS...'.")
+    if engine == "spark":
+        session = _spark_session(logs, mapping, db, fmt, input_format, memory_limit, threads, max_line_bytes)
+    else:
+        session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
         findings = session.detect(_codes(select), _codes(ignore), tasks=tasks, since=since, until=until)
         summary = session.summary(findings)
@@ -91,6 +104,49 @@ def open_session(logs, mapping, db, input_format, memory_limit, threads, max_lin
                              threads=threads, max_line_bytes=max_line_bytes, settings=settings, on_file=on_file)
     except (InputError, MappingError, DatabaseError, ConfigError) as exc:
         raise _usage_error(str(exc))
+
+
+def _spark_session(logs, mapping, db, fmt, input_format, memory_limit, threads, max_line_bytes):
+    """The logs ingested on Spark; options only DuckDB has, and bad input, exit 2."""
+    from nonatomic.replay.detect import load_settings
+    from nonatomic.replay.inputs import InputError
+    from nonatomic.replay.mapping import MappingError, load_mapping
+
+    unsupported = {"--db": db, "--memory-limit": memory_limit, "--threads": threads,
+                   "--format html (timelines are drawn from DuckDB)": fmt == "html" or None}
+    for option, value in unsupported.items():
+        if value is not None:
+            raise _usage_error(f"--engine spark does not take {option}; size Spark with its own configuration")
+    from nonatomic.replay.spark import open_logs
+    from nonatomic.replay.spark.session import SparkUnavailable
+
+    try:
+        return open_logs(list(logs), load_mapping(mapping) if mapping else None, input_format=input_format,
+                         max_line_bytes=max_line_bytes, settings=load_settings())
+    except (InputError, MappingError, ConfigError, SparkUnavailable) as exc:
+        raise _usage_error(str(exc))
+
+
+def _queries(dialect: str, select, ignore) -> str:
+    """The stages, then each detector, as SQL a scheduler can run after registering an `events` table."""
+    from nonatomic.replay.detect import DEFAULT_SETTINGS, choose, load_settings
+
+    try:
+        from nonatomic.replay.spark.translate import TranslationError, queries
+    except ImportError as exc:
+        raise _usage_error(f"--emit-sql needs sqlglot: pip install 'nonatomic[spark]' ({exc})")
+    try:
+        params = {**DEFAULT_SETTINGS, **load_settings()}
+        named = queries(choose(select, ignore), params, dialect)
+    except (ConfigError, TranslationError) as exc:
+        raise _usage_error(str(exc))
+    out = ["-- nonatomic replay detectors over an `events` table (columns: nonatomic/replay/schema.py).",
+           "-- Run in order: the stages are views the detectors read (cache them on large data);",
+           "-- each detector returns one row per finding."]
+    for name, sql in named:
+        head = f"CREATE OR REPLACE TEMPORARY VIEW {name} AS\n" if name.startswith("nr_") else ""
+        out.append(f"\n-- {name}\n{head}{sql};")
+    return "\n".join(out) + "\n"
 
 
 def write(report: str, output: str | None) -> None:

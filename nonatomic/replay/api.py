@@ -45,15 +45,7 @@ class Replay:
         from nonatomic.replay.detect import run_detectors
 
         findings = run_detectors(self.con, select=select, ignore=ignore, settings=self.settings)
-        wanted = set(tasks) if tasks else None
-
-        def in_window(finding: dict) -> bool:
-            if since is None and until is None:
-                return True
-            moment = _instant(finding.get("ts"))
-            return moment is not None and (since is None or moment >= since) and (until is None or moment < until)
-
-        return [f for f in findings if (wanted is None or f["task_id"] in wanted) and in_window(f)]
+        return keep(findings, tasks, since, until)
 
     def findings(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> pd.DataFrame:
         return pd.DataFrame(self.detect(select, ignore))
@@ -72,6 +64,20 @@ class Replay:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def keep(findings: list[dict], tasks: Iterable[str] | None = None, since: datetime | None = None,
+         until: datetime | None = None) -> list[dict]:
+    """The findings of these tasks (all when None) at or after `since` and before `until`."""
+    wanted = set(tasks) if tasks else None
+
+    def in_window(finding: dict) -> bool:
+        if since is None and until is None:
+            return True
+        moment = _instant(finding.get("ts"))
+        return moment is not None and (since is None or moment >= since) and (until is None or moment < until)
+
+    return [f for f in findings if (wanted is None or f["task_id"] in wanted) and in_window(f)]
 
 
 def _instant(value: object) -> datetime | None:

@@ -12,7 +12,7 @@ import hashlib
 import posixpath
 import re
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import yaml
@@ -22,7 +22,7 @@ from nonatomic.replay.database import unordered
 from nonatomic.replay.schema import EVENT_ORDER
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import SHARED_PARAMS, Detector
-from nonatomic.rules.replay.views import STAGES, Stage, events_stage
+from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK, STAGES, Stage, events_stage
 
 DEFAULT_SETTINGS: dict[str, object] = {
     **SHARED_PARAMS,
@@ -46,7 +46,8 @@ def run_detectors(
     """
     detectors = choose(select, ignore)
     params = {**DEFAULT_SETTINGS, **validate_settings(settings or {})}
-    stages = _stages_for(detectors)
+    stages = stages_for(
+        detectors, lambda: events_stage(EVENT_ORDER, con.execute(SAME_TIME_IN_A_TASK).fetchone()[0]))
     # Stages are sets: letting DuckDB write them in any order saves re-ordering window output.
     with unordered(con):
         try:
@@ -54,8 +55,15 @@ def run_detectors(
         finally:
             for stage in reversed(stages):
                 con.execute(f"DROP TABLE IF EXISTS {stage.name}")
-    findings = [_finding(detector, row, evidence) for detector, row in raw]
-    return sorted(findings, key=_sort_key)
+    return shape_findings(raw, evidence)
+
+
+def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict]) -> list[dict]:
+    """Findings from detector rows and the evidence of their witnesses (`witness_ids`), sorted.
+
+    Every engine formats its rows here, so findings read the same whichever engine ran the SQL.
+    """
+    return sorted((_finding(detector, row, evidence) for detector, row in raw), key=_sort_key)
 
 
 def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> tuple[list, dict]:
@@ -72,7 +80,7 @@ def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> t
         cursor = con.execute(detector.sql, {p: params[p] for p in detector.parameters()})
         columns = [c[0] for c in cursor.description]
         raw.extend((detector, dict(zip(columns, row))) for row in cursor.fetchall())
-    return raw, _evidence(con, {i for _, row in raw for i in _witnesses(row)})
+    return raw, _evidence(con, {i for _, row in raw for i in witness_ids(row)})
 
 
 def _read_later(stage: Stage, later: list[Stage], detectors: list[Detector]) -> bool:
@@ -162,14 +170,14 @@ def choose(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[D
     return sorted(chosen, key=lambda d: d.code)
 
 
-def _stages_for(detectors: list[Detector]) -> list[Stage]:
-    """The stages these detectors need, dependencies first."""
+def stages_for(detectors: list[Detector], nr_events: Callable[[], Stage]) -> list[Stage]:
+    """The stages these detectors need, dependencies first; `nr_events()` builds the engine's first stage."""
     ordered: list[Stage] = []
 
     def add(name: str) -> None:
         if any(s.name == name for s in ordered):
             return
-        stage = events_stage(EVENT_ORDER) if name == "nr_events" else STAGES[name]
+        stage = nr_events() if name == "nr_events" else STAGES[name]
         for dependency in stage.requires:
             add(dependency)
         ordered.append(stage)
@@ -180,7 +188,7 @@ def _stages_for(detectors: list[Detector]) -> list[Stage]:
     return ordered
 
 
-def _witnesses(row: Mapping) -> list[int]:
+def witness_ids(row: Mapping) -> list[int]:
     ids = [row["anchor_id"], *(row["witness_ids"] or ())]
     return [i for i in dict.fromkeys(ids) if i is not None]
 
@@ -201,7 +209,7 @@ def _evidence(con, ids: set[int]) -> dict[int, dict]:
 
 def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
     events = sorted(
-        (evidence[i] for i in _witnesses(row)), key=lambda e: (e["ts"], e["file"], e["line"])
+        (evidence[i] for i in witness_ids(row)), key=lambda e: (e["ts"], e["file"], e["line"])
     )
     fields = {k: v for k, v in row.items() if k not in ("anchor_id", "witness_ids")}
     severity = fields.pop("severity", None) or detector.severity

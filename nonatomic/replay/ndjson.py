@@ -57,11 +57,11 @@ def stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> bool:
         return False  # a column DuckDB typed itself, or keys only case tells apart
     consumed = mapping.consumed()
     extras = [name for name in columns if name not in consumed]
-    lines = _plain_lines(con, log, max_line_bytes, extras)
-    if lines is None:
-        return False
     reader = _reader(f"{scan} AS r", columns, extras, mapping, params)
     try:
+        lines = _plain_lines(con, log, max_line_bytes, extras)
+        if lines is None:
+            return False
         con.execute(stage_sql(reader, mapping, params), params.values)
     except duckdb.Error:
         return False
@@ -77,7 +77,8 @@ def _plain_lines(con, log: LogFile, max_line_bytes: int, extras: list[str]) -> i
     null_extra = "false"
     if extras:
         # A key written with escapes would not match the pattern: such lines count as suspect too.
-        pattern = params('"(' + "|".join(re.escape(name) for name in extras) + r')"\s*:\s*null')
+        names = "|".join(re.sub(r"([\\.^$|?*+()\[\]{}])", r"\\\1", name) for name in extras)
+        pattern = params(f'"({names})"' + r"\s*:\s*null")
         null_extra = (f"CASE WHEN contains(line, 'null') "
                       f"THEN contains(line, chr(92)) OR regexp_matches(line, {pattern}) ELSE false END")
     # fetchall: the reject tables are written when the scan finishes.
@@ -98,8 +99,7 @@ def _reader(relation: str, columns: list[str], extras: list[str], mapping: Mappi
     sources: dict[str, Source | None] = {}
     for field in FIELDS:
         present = [text(name) for name in mapping.sources(field) if name in columns]
-        sources[field] = Source(present[0] if len(present) == 1 else f"coalesce({', '.join(present)})") \
-            if present else None
+        sources[field] = Source(f"coalesce({', '.join(present)})") if present else None
     # Only the present ones, each value as the JSON reader wrote it (nested nulls included).
     members = [f"CASE WHEN struct_extract(r, {params(name)}) IS NOT NULL THEN to_json({params(name)}) || ':' "
                f"|| struct_extract(r, {params(name)}) END" for name in extras]

@@ -115,3 +115,10 @@ class LintRule(cst.BatchableCSTVisitor):
             rb"(?m)^(?:\xef\xbb\xbf)?[ \t]*(?:from[ \t]+(?:" + roots.encode() + rb")\b|import[ \t][^\n]*\b(?:"
             + roots.encode() + rb")\b)"
         )
+
+    @classmethod
+    def prefilter_for_all(cls, *patterns: bytes) -> re.Pattern[bytes]:
+        """A prefilter matching a file that contains every one of `patterns` (anchored at
+        the start, so a search scans the file once per pattern)."""
+        lookaheads = b"".join(rb"(?=[\s\S]*?(?:" + pattern + rb"))" for pattern in patterns)
+        return re.compile(rb"\A" + lookaheads)

@@ -10,14 +10,14 @@ from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import (
+    goes_round,
+    handlers_in,
     is_catch_all,
     module_constants,
     non_retryable,
     predicate_tests,
     retried_statuses,
     retries_on,
-    sleeps_or_loops_on,
-    status_set,
 )
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
@@ -191,7 +191,7 @@ class RetryOnNonRetryable(LintRule):
         if what is not None and what.everything:
             handler = _catch_all_handler(scope) if scope.kind == "loop" else scope.node
             if handler is not None:
-                caught = "every exception" if what.names else "every exception (a bare `except:`)"
+                caught = _catch_all_spelling(scope, what.names)
                 self.report(handler, f"{scope.label} retries the write `{write}` on {caught}: "
                             f"client errors and bugs after the side effect are retried too; {_ADVICE}")
                 return
@@ -205,33 +205,23 @@ class RetryOnNonRetryable(LintRule):
     def _statuses(self, scope: RetryScope) -> tuple[cst.CSTNode, list[int]] | None:
         """The test that sends a non-retryable status round again, and those statuses."""
         if scope.kind == "loop":
-            excluded: set[int] = set()
-            for branch in _ifs(scope.node.body):
-                goes_round = sleeps_or_loops_on(branch.body)
-                if not goes_round:
-                    excluded |= _leaving_statuses(branch.test, self.constants)
-                found = retried_statuses(branch.test, self.constants, retried_when_true=goes_round)
-                codes = non_retryable(found[1] - excluded) if found else []
-                if codes:
-                    return found[0], codes
-            return None
-        predicate = scope.config.get("predicate")
-        if predicate is None:
-            return None
-        for test in predicate_tests(predicate.value, self.functions):
-            found = retried_statuses(test, self.constants, retried_when_true=True)
-            if found and non_retryable(found[1]):
-                return found[0], non_retryable(found[1])
-        return None
+            branches = [(branch.test, goes_round(branch.body)) for branch in _ifs(scope.node.body)]
+            falls_round = goes_round(scope.node.body)
+        else:
+            predicate = scope.config.get("predicate")
+            tests = predicate_tests(predicate.value, self.functions) if predicate is not None else []
+            branches = [(test, True) for test in tests]  # a predicate's truth is "retry"
+            falls_round = False
+        retried = retried_statuses(branches, self.constants, falls_round=falls_round)
+        codes = non_retryable(set(retried))
+        return (retried[codes[0]], codes) if codes else None
 
 
-def _leaving_statuses(test: cst.BaseExpression, constants) -> set[int]:
-    """Statuses an `if code in S: raise/return` takes out of the retry."""
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        if isinstance(target.operator, cst.In):
-            return status_set(target.comparator, constants) or set()
-    return set()
+def _catch_all_spelling(scope: RetryScope, names: tuple[str, ...]) -> str:
+    if scope.caught == ():
+        return "every exception (a bare `except:`)"
+    broad = next((name for name in names if is_catch_all(name)), None)
+    return f"every exception (`{broad}`)" if broad else "every exception (no predicate is given)"
 
 
 def _ifs(node: cst.CSTNode) -> list[cst.If]:
@@ -247,7 +237,7 @@ def _ifs(node: cst.CSTNode) -> list[cst.If]:
 def _catch_all_handler(scope: RetryScope) -> cst.ExceptHandler | None:
     """The loop's handler that catches everything and goes round again without telling
     errors apart (a handler with a `raise` inside an `if` re-raises some of them)."""
-    for handler in _handlers(scope.node.body):
+    for handler in handlers_in(scope.node.body):
         names = [] if handler.type is None else [dotted_name(e) or "?" for e in _types(handler.type)]
         if names and not any(is_catch_all(n) for n in names):
             continue
@@ -258,15 +248,6 @@ def _catch_all_handler(scope: RetryScope) -> cst.ExceptHandler | None:
 
 def _types(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [el.value for el in expr.elements] if isinstance(expr, cst.Tuple) else [expr]
-
-
-def _handlers(node: cst.CSTNode) -> list[cst.ExceptHandler]:
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
-        return []
-    found = [node] if isinstance(node, cst.ExceptHandler) else []
-    for child in node.children:
-        found += _handlers(child)
-    return found
 
 
 def _raises(node: cst.CSTNode) -> list[cst.Raise]:

@@ -22,14 +22,18 @@ class UnboundedRetry(LintRule):
     `while not done` / `itertools.count()` loops that retry a failed call and
     never give up (no `if attempt >= n: raise`, no deadline).
 
-    Only retries of work that leaves the machine are flagged: a library retry
-    construct, or a hand-written loop whose retried call is a write, an HTTP,
-    database or SDK call, a method of an external client, or the callable a
-    retry helper was given. A loop that waits for a read to become visible
-    (no `except`, or only "not found yet" errors, and no write) is polling, not
-    retrying a failure; a tenacity/backoff construct that retries on a result
-    (`retry_if_result`, `on_predicate`) around reads is polling too. stamina,
-    LangChain `.with_retry()` and LangGraph `RetryPolicy` stop by default.
+    Only retries of work that leaves the machine are flagged (the same scopes
+    as NA104): a library retry construct, or a hand-written loop whose retried
+    call is a write, an HTTP, database or SDK call, a method of an external
+    client, or the callable a retry helper was given. Not retries: a loop that
+    waits for a read to become visible (no `except`, only "not found yet"
+    errors, or an exit on what the read returned — `if job.done: return job`),
+    a tenacity/backoff construct retrying on a result around reads
+    (`retry_if_result`, `on_predicate`), and a loop whose handler changes what
+    the next attempt sends (`batch = batch[:half]`). A give-up test that calls
+    a function (`if not self.recovers_from(error): raise`) may count attempts
+    out of sight and is taken as a limit. stamina, LangChain `.with_retry()`
+    and LangGraph `RetryPolicy` stop by default.
 
     ## Why is this bad?
     A failure that does not clear — the provider is down for an hour, the

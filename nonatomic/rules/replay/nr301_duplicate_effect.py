@@ -29,12 +29,20 @@ WITH ok_writes AS (
     WHERE c.op = 'call' AND c.outcome = 'ok'
       AND c.tool IS NOT NULL AND c.target IS NOT NULL AND {WRITE.format(op="c")}
 ),
-repeated AS (
-    -- effects = unkeyed successes + distinct keys; most writes have one, skip them early
+written_twice AS (
+    -- most writes succeed once: a plain count drops them before the costlier distinct count
     SELECT task_id, tool, target
     FROM ok_writes
     GROUP BY task_id, tool, target
-    HAVING COUNT(*) - COUNT(idempotency_key) + COUNT(DISTINCT idempotency_key) > 1
+    HAVING COUNT(*) > 1
+),
+repeated AS (
+    -- effects = unkeyed successes + distinct keys
+    SELECT o.task_id, o.tool, o.target
+    FROM ok_writes o
+    JOIN written_twice w ON w.task_id = o.task_id AND w.tool = o.tool AND w.target = o.target
+    GROUP BY o.task_id, o.tool, o.target
+    HAVING COUNT(*) - COUNT(o.idempotency_key) + COUNT(DISTINCT o.idempotency_key) > 1
 ),
 successes AS (
     SELECT o.*,
@@ -46,7 +54,9 @@ successes AS (
 ),
 effects AS (
     SELECT s.*,
-           ROW_NUMBER() OVER g AS nth, COUNT(*) OVER g AS n_effects,
+           -- Spark allows no frame on ROW_NUMBER: same partition and order as g, default frame
+           ROW_NUMBER() OVER (PARTITION BY task_id, tool, target ORDER BY start_pos) AS nth,
+           COUNT(*) OVER g AS n_effects,
            COUNT(idempotency_key) OVER g AS n_keyed
     FROM successes s
     WHERE idempotency_key IS NULL OR nth_with_key = 1

@@ -7,9 +7,10 @@ parameters; detectors apply their settings.
 
 Model (the detectors' documentation refers to these terms):
 
-- **order**: `pos` numbers a task's events in the engine's event order
+- **order**: `pos` ranks a task's events in the engine's event order
   (ts, then seq, then attempt, then file position); "before"/"after" inside a
   task compare `pos`, so equal timestamps are ordered by the emitter's seq.
+  Only comparisons of `pos` mean anything (it is not always 1, 2, 3...).
 - **interval**: an op logged as `phase=start`/`phase=end`: a start pairs
   with the next start/end event of its (task, step, attempt, op) when that
   is an end.  An event without phase is an instant (start = end).  A start
@@ -43,15 +44,32 @@ class Stage:
     requires: tuple[str, ...] = ()
 
 
-def events_stage(event_order: str) -> Stage:
+KEPT_OPS = "op IN ('call', 'rollback', 'verify', 'task_end', 'lock_acquire', 'lock_release')"
+"""The events detectors read; other ops are dropped before numbering (positions
+only ever compare events of the same task, so numbering the kept ones keeps their order)."""
+
+SAME_TIME_IN_A_TASK = f"""
+SELECT EXISTS (SELECT 1 FROM events WHERE {KEPT_OPS} GROUP BY task_id, ts HAVING COUNT(*) > 1)
+"""
+"""Do two kept events of one task share a timestamp?  Then only numbering orders them."""
+
+
+def events_stage(event_order: str, same_time: bool = True) -> Stage:
     """`nr_events`: the events detectors read, with per-task position and epoch milliseconds.
 
-    Other ops are dropped before numbering: positions only ever compare events
-    of the same task, so numbering the kept ones preserves their order.
+    A position only ever stands for its event's place in the task's order.
+    When no two events of a task share a time (`same_time` false, see
+    SAME_TIME_IN_A_TASK), time alone is that order and the time in
+    microseconds serves as the position, without sorting anything.  Otherwise
+    events are numbered in the event order.
 
     The engine owns the event order (it is part of the table's contract), so it
     passes its ORDER BY list in; every other stage builds on this one.
     """
+    columns = ("event_id, task_id, step, attempt, op, phase, status, code, tool, target, "
+               "idempotency_key, owner, ttl_ms, epoch_ms(ts) AS ts_ms")
+    if not same_time:
+        return Stage("nr_events", f"SELECT {columns}, epoch_us(ts) AS pos FROM events WHERE {KEPT_OPS}")
     # Numbering a narrow projection and joining it back sorts far fewer bytes
     # (and holds less memory) than carrying every column through the window.
     return Stage(
@@ -60,13 +78,11 @@ def events_stage(event_order: str) -> Stage:
         WITH numbered AS (
             SELECT event_id, ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY {event_order}) AS pos
             FROM events
-            WHERE op IN ('call', 'rollback', 'verify', 'task_end', 'lock_acquire', 'lock_release')
+            WHERE {KEPT_OPS}
         )
-        SELECT e.event_id, e.task_id, e.step, e.attempt, e.op, e.phase, e.status, e.code, e.tool,
-               e.target, e.idempotency_key, e.owner, e.ttl_ms,
-               epoch_ms(e.ts) AS ts_ms, n.pos
-        FROM events e
-        JOIN numbered n ON n.event_id = e.event_id
+        SELECT {columns}, numbered.pos
+        FROM events
+        JOIN numbered USING (event_id)
         """,
     )
 

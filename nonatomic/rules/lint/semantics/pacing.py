@@ -43,6 +43,8 @@ _GROWING = {
 }
 _SUMS = {"wait_combine"}  # tenacity: waits added together, like `wait_fixed(1) + wait_random(0, 1)`
 _RESULT_PREDICATES = {"retry_if_result", "retry_if_not_result", "on_predicate"}
+# Builtins a give-up test may call that cannot hide a count (`if isinstance(e, Fatal): raise`).
+_TYPE_TESTS = {"isinstance", "issubclass", "hasattr", "getattr", "type", "len", "str", "repr", "bool", "callable"}
 
 
 @lru_cache(maxsize=None)
@@ -105,7 +107,7 @@ def stop_of(scope: RetryScope, model: ModuleModel) -> str | None:
         return _loop_stop(scope, model)
     if scope.library is None or _hidden(scope):
         return None
-    default = _defaults()[scope.library]["stop"]
+    default = _defaults().get(scope.library, {}).get("stop")
     arg = scope.config.get("stop")
     if arg is None:
         return default
@@ -127,7 +129,7 @@ def _loop_stop(scope: RetryScope, model: ModuleModel) -> str:
             return LIMITED  # `range(n)`
     elif scope.bound is not None and not _only_success_flags(loop):
         return LIMITED  # `while attempt < 5`, `while not stop_event.is_set()`
-    return LIMITED if _gives_up(loop, model) else NEVER
+    return LIMITED if _gives_up(loop) else NEVER
 
 
 def _only_success_flags(loop: cst.While) -> bool:
@@ -208,19 +210,21 @@ def _assignments(body: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
     return found.values
 
 
-def _gives_up(loop: cst.For | cst.While, model: ModuleModel) -> bool:
+def _gives_up(loop: cst.For | cst.While) -> bool:
     """An exit guarded by a limit: `if attempt >= 5: raise`, `if time.monotonic() > deadline: break`."""
     counted = _rebinds(loop).counted
     limit_words = set(_pack()["limit_words"])
     clocks = set(_pack()["clocks"])
-    sites = _sites(model)
     for test in _exit_tests(loop.body):
         if {dotted_name(n) for n in _references(test)} & counted:
             return True
         if any(words(dotted_name(n) or "") & limit_words for n in _references(test)):
             return True
-        if any(_last(sites[id(c)].callee or sites[id(c)].dotted) in clocks for c in calls_in(test) if id(c) in sites):
+        names = [_last(dotted_name(c.func)) for c in calls_in(test)]
+        if any(name in clocks for name in names):
             return True
+        if any(name not in _TYPE_TESTS for name in names):
+            return True  # `if not self._state.recovers_from(error): raise` may count: cannot tell
     return False
 
 
@@ -233,14 +237,19 @@ def _references(node: cst.CSTNode) -> list[cst.BaseExpression]:
 
 def _exit_tests(node: cst.CSTNode) -> list[cst.BaseExpression]:
     """Tests of the `if`s under `node` whose branches leave the loop."""
+    return [
+        branch.test
+        for branch in _ifs(node)
+        if _leaves(branch.body) or (branch.orelse is not None and _leaves(branch.orelse.body))
+    ]
+
+
+def _ifs(node: cst.CSTNode) -> list[cst.If]:
+    """The `if`s (and `elif`s) under `node`, not inside nested functions."""
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return []
-    found = []
-    if isinstance(node, cst.If) and (_leaves(node.body) or (node.orelse is not None and _leaves(node.orelse.body))):
-        found.append(node.test)
-    for child in node.children:
-        found += _exit_tests(child)
-    return found
+    found = [node] if isinstance(node, cst.If) else []
+    return found + [branch for child in node.children for branch in _ifs(child)]
 
 
 def _leaves(block: cst.BaseSuite | cst.CSTNode) -> bool:
@@ -261,7 +270,7 @@ def wait_of(scope: RetryScope, model: ModuleModel) -> str | None:
         return None
     arg = scope.config.get("wait")
     if arg is None:
-        default = _defaults()[scope.library]["wait"]
+        default = _defaults().get(scope.library, {}).get("wait")
         return default if default in (NONE, VARIES) else None
     value = arg.value
     growth, jitter = scope.config.get("growth"), scope.config.get("jitter")
@@ -383,36 +392,75 @@ def _writes(entries: list[Retried], model: ModuleModel, registry: ToolRegistry) 
 
 
 def _loop_matters(scope: RetryScope, entries: list[Retried], model: ModuleModel, registry: ToolRegistry) -> bool:
+    if _adapts(scope.node, entries):
+        return False
+    if _writes(entries, model, registry):
+        return True
     not_yet = set(_pack()["not_yet_errors"])
     if scope.caught is None or (scope.caught and all(_last(name) in not_yet for name in scope.caught)):
-        return _writes(entries, model, registry)  # a write retried by result, else a poll
-    return any(_external(entry, model, registry) for entry in entries)
+        return False  # no `except`, or only "not there yet": a read polled until visible
+    return not _polls(scope.node, entries) and any(_external(entry, model, registry) for entry in entries)
+
+
+def _adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
+    """A handler changes what the next attempt sends (`batch = batch[:half]`,
+    `name = f"{base}_v{i}"`): the loop searches for a request that works, it does
+    not repeat one."""
+    changed: set[str] = set()
+    for handler in _handlers(loop.body):
+        changed |= _rebinds_in(handler.body)
+    sent = {name for entry in entries if entry.site for arg in entry.site.node.args for name in names_in(arg.value)}
+    return bool(changed & sent)
+
+
+def _polls(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
+    """The loop ends on a test of what a retried read returned (`if r.status_code == 200:
+    break`, `if job.done: return job`, or sets the `while` flag there): it waits for a
+    state, as a poll does."""
+    retried = {id(entry.node) for entry in entries}
+    results = {
+        name
+        for name, values in _assignments(loop.body).items()
+        if any(id(call) in retried for value in values for call in calls_in(value))
+    }
+    flags = names_in(loop.test) if isinstance(loop, cst.While) else set()
+    for branch in _ifs(loop.body):
+        ends = _leaves(branch.body) or bool(_rebinds_in(branch.body) & flags)
+        test = branch.test
+        if ends and (names_in(test) & results or any(id(call) in retried for call in calls_in(test))):
+            return True
+    return False
+
+
+def _handlers(node: cst.CSTNode) -> list[cst.ExceptHandler]:
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return []
+    found = [node] if isinstance(node, cst.ExceptHandler) else []
+    return found + [h for child in node.children for h in _handlers(child)]
+
+
+def _rebinds_in(node: cst.CSTNode) -> set[str]:
+    found = _Rebinds()
+    node.visit(found)
+    return found.targets
 
 
 def _external(entry: Retried, model: ModuleModel, registry: ToolRegistry) -> bool:
-    """A call that leaves the machine: a write, a known network package, a method of an
-    external client, a callable parameter (a retry helper retries whatever it is given),
-    or a function of the module that makes such a call."""
+    """A call that leaves the machine: a write, a call into a network package, a method of
+    an external client, or a callable parameter (a retry helper retries whatever it is
+    given).  A read through the module's own function is not followed: its body may well
+    be local work."""
     site = entry.site
     if site is None:
         return False
     if registry.retried_write(entry, model) is not None:
         return True
-    return _site_external(site, model, registry, depth=0)
-
-
-def _site_external(site: CallSite, model: ModuleModel, registry: ToolRegistry, depth: int) -> bool:
     if (site.callee or "").split(".", 1)[0] in _pack()["external_packages"]:
         return True
     func = site.node.func
-    if isinstance(func, cst.Attribute) and registry.on_client(func):
-        return True
-    if isinstance(func, cst.Name) and site.function is not None and _is_param(func.value, site):
-        return True
-    facts = model.target_function(func, site.function)
-    if facts is None or depth >= 2:
-        return False
-    return any(_site_external(inner, model, registry, depth + 1) for inner in facts.sites)
+    if isinstance(func, cst.Attribute):
+        return registry.on_client(func)
+    return isinstance(func, cst.Name) and _is_param(func.value, site)
 
 
 def _is_param(name: str, site: CallSite) -> bool:

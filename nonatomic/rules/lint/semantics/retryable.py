@@ -150,40 +150,93 @@ def _about_status(expr: cst.BaseExpression) -> bool:
     return any(word in text for word in _STATUS_WORDS)
 
 
-def retried_statuses(
-    test: cst.BaseExpression, constants: dict[str, cst.BaseExpression], *, retried_when_true: bool
-) -> tuple[cst.CSTNode, set[int]] | None:
-    """The comparison in `test` that sends statuses round again and those statuses.
-
-    `retried_when_true`: the attempt is retried when `test` holds (a predicate, or an `if`
-    whose branch goes round again); otherwise when it fails (`if code not in S: return`)."""
-    for comparison in _comparisons(test):
-        subject = comparison.left
-        if not _about_status(subject):
-            continue
-        for target in comparison.comparisons:
-            operator = target.operator
-            positive = isinstance(operator, cst.In) if retried_when_true else isinstance(operator, cst.NotIn)
-            if positive:
-                codes = status_set(target.comparator, constants)
-                if codes:
-                    return comparison, codes
-            # `code >= 400` goes round, or `code < 300` leaves: everything from the threshold up.
-            threshold = _status(target.comparator)
-            upward = (cst.GreaterThanEqual, cst.GreaterThan) if retried_when_true else (cst.LessThan, cst.LessThanEqual)
-            if threshold is not None and isinstance(operator, upward):
-                start = threshold + 1 if isinstance(operator, (cst.GreaterThan, cst.LessThanEqual)) else threshold
-                return comparison, set(range(start, 600))
+def _operand(expr: cst.BaseExpression, code: int, constants) -> int | set[int] | None:
+    """An operand's value when the status under test is `code`."""
+    literal = _status(expr)
+    if literal is not None:
+        return literal
+    collection = status_set(expr, constants)
+    if collection is not None:
+        return collection
+    if isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) and _about_status(expr):
+        return code
     return None
 
 
-def _comparisons(node: cst.CSTNode) -> list[cst.Comparison]:
-    if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-        return []
-    found = [node] if isinstance(node, cst.Comparison) else []
-    for child in node.children:
-        found += _comparisons(child)
-    return found
+_OPERATORS = {
+    cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
+}
+
+
+def status_truth(test: cst.BaseExpression, code: int, constants) -> bool | None:
+    """Whether `test` holds when the status is `code`; None when it depends on something else."""
+    if isinstance(test, cst.BooleanOperation):
+        left = status_truth(test.left, code, constants)
+        right = status_truth(test.right, code, constants)
+        if isinstance(test.operator, cst.And):
+            return False if False in (left, right) else (True if left and right else None)
+        return True if True in (left, right) else (False if left is False and right is False else None)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = status_truth(test.expression, code, constants)
+        return None if inner is None else not inner
+    if not isinstance(test, cst.Comparison) or not _about_status(test):
+        return None
+    left = _operand(test.left, code, constants)
+    for target in test.comparisons:
+        right = _operand(target.comparator, code, constants)
+        operator = type(target.operator)
+        if left is None or right is None:
+            return None
+        if operator in (cst.In, cst.NotIn):
+            if not isinstance(left, int) or not isinstance(right, set):
+                return None
+            holds = (left in right) == (operator is cst.In)
+        elif operator in _OPERATORS and isinstance(left, int) and isinstance(right, int):
+            holds = _OPERATORS[operator](left, right)
+        else:
+            return None
+        if not holds:
+            return False
+        left = right
+    return True
+
+
+def retried_statuses(
+    branches: list[tuple[cst.BaseExpression, bool]], constants, *, falls_round: bool = False
+) -> dict[int, cst.BaseExpression]:
+    """Statuses a chain of tests sends round again, each with the test that does it.
+
+    `branches`: the tests in order, each with whether its branch goes round again
+    (`True`) or leaves (`False`).  The first test that holds for a status decides it;
+    one that cannot be told for it leaves it undecided (not retried).  `if code not in
+    S: return` sends the statuses of S round.  `falls_round`: a status no test decides
+    reaches the end of the loop body and goes round too."""
+    retried = {}
+    for code in range(100, 600):
+        for test, goes_round in branches:
+            holds = status_truth(test, code, constants)
+            if holds is None:
+                break
+            if holds:
+                if goes_round:
+                    retried[code] = test
+                break
+            if not goes_round and _not_in(test):
+                retried[code] = test
+                break
+        else:
+            if falls_round and branches:
+                retried[code] = branches[-1][0]
+    return retried
+
+
+def _not_in(test: cst.BaseExpression) -> bool:
+    return (
+        isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.NotIn)
+    )
 
 
 def non_retryable(codes: set[int]) -> list[int]:
@@ -213,7 +266,17 @@ def _returns(node: cst.CSTNode) -> list[cst.Return]:
     return found
 
 
-def sleeps_or_loops_on(branch: cst.BaseSuite) -> bool:
+def handlers_in(node: cst.CSTNode) -> list[cst.ExceptHandler]:
+    """The `except` clauses of a loop body, not of nested functions or loops."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
+        return []
+    found = [node] if isinstance(node, cst.ExceptHandler) else []
+    for child in node.children:
+        found += handlers_in(child)
+    return found
+
+
+def goes_round(branch: cst.BaseSuite) -> bool:
     """An `if` branch that goes round again: it neither returns, breaks nor raises."""
     statements = branch.body if isinstance(branch, cst.IndentedBlock) else [branch]
     for statement in statements:

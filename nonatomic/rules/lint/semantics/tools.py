@@ -48,7 +48,8 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(name)]
 
 
-def _normal_key(name: str) -> str:
+def normal_key(name: str) -> str:
+    """A key spelling as compared: `Idempotency-Key`, `idempotency_key` -> "idempotencykey"."""
     return name.replace("-", "").replace("_", "").lower()
 
 
@@ -117,7 +118,7 @@ class ToolRegistry:
             else:
                 self.read_globs.append(entry)
         self.sdk = [(entry, tuple(entry["calls"])) for entry in pack["sdk"]]
-        self.key_names = {_normal_key(k) for k in [*pack["idempotency_keys"], *table.get("idempotency_keys", [])]}
+        self.key_names = {normal_key(k) for k in [*pack["idempotency_keys"], *table.get("idempotency_keys", [])]}
 
     @classmethod
     def for_table(cls, table: Mapping[str, Any] | None) -> ToolRegistry:
@@ -153,7 +154,7 @@ class ToolRegistry:
         return None
 
     def is_key_name(self, name: str) -> bool:
-        return _normal_key(name) in self.key_names
+        return normal_key(name) in self.key_names
 
     def _client_like(self, receiver: cst.BaseExpression) -> bool:
         """Reading back from the method: a client word before any private attribute
@@ -274,21 +275,29 @@ class ToolRegistry:
         return self.write_of(retried.target, callee=callee, carrier=retried.carrier, where=retried.function, model=model)
 
     # -- idempotency keys ----------------------------------------------------------------------
-    def idempotency_key_of(self, carrier: cst.Call, where: FunctionFacts | None) -> cst.BaseExpression | None:
+    def idempotency_key_of(
+        self, carrier: cst.Call, where: FunctionFacts | None, *, skip: frozenset[str] = frozenset()
+    ) -> cst.BaseExpression | None:
         """The expression a call passes as its idempotency key: a keyword, a header, a
         payload field (followed through local variables).  A `**kwargs` may carry one:
-        it is returned as is."""
+        it is returned as is.  `skip`: spellings (normalised, see `normal_key`) not to
+        take for the key here."""
         for arg in carrier.args:
             if arg.star == "**":
                 return arg.value
-            if arg.keyword is not None and self.is_key_name(arg.keyword.value):
+            if arg.keyword is not None and self._is_key(arg.keyword.value, skip):
                 return arg.value
-            found = self._key_in(arg.value, where, 0)
+            found = self._key_in(arg.value, where, 0, skip)
             if found is not None:
                 return found
         return None
 
-    def _key_in(self, expr: cst.BaseExpression, where: FunctionFacts | None, depth: int) -> cst.BaseExpression | None:
+    def _is_key(self, name: str, skip: frozenset[str]) -> bool:
+        return self.is_key_name(name) and normal_key(name) not in skip
+
+    def _key_in(
+        self, expr: cst.BaseExpression, where: FunctionFacts | None, depth: int, skip: frozenset[str]
+    ) -> cst.BaseExpression | None:
         if depth > 3:
             return None
         if isinstance(expr, cst.Await):
@@ -297,24 +306,24 @@ class ToolRegistry:
             for element in expr.elements:
                 if isinstance(element, cst.DictElement):
                     key = _string_start(element.key)
-                    if key is not None and self.is_key_name(key):
+                    if key is not None and self._is_key(key, skip):
                         return element.value
-                found = self._key_in(element.value, where, depth + 1)
+                found = self._key_in(element.value, where, depth + 1, skip)
                 if found is not None:
                     return found
         elif isinstance(expr, cst.Call):
             for arg in expr.args:
-                if arg.keyword is not None and self.is_key_name(arg.keyword.value):
+                if arg.keyword is not None and self._is_key(arg.keyword.value, skip):
                     return arg.value
-                found = self._key_in(arg.value, where, depth + 1)
+                found = self._key_in(arg.value, where, depth + 1, skip)
                 if found is not None:
                     return found
         elif isinstance(expr, cst.Name) and where is not None:
             for key, value in where.items_of(expr.value):
-                if self.is_key_name(key):
+                if self._is_key(key, skip):
                     return value
             for value in where.values_of(expr.value):
-                found = self._key_in(value, where, depth + 1)
+                found = self._key_in(value, where, depth + 1, skip)
                 if found is not None:
                     return found
         return None

@@ -1,0 +1,204 @@
+"""Ingest guard logs into Spark: the `events` and `quarantine` views, accounting for every line.
+
+JSONL is read as text (`spark.read.text`), one row per line, so a bad line is
+a row like any other and gets its reason instead of vanishing.  Spark splits
+large files into blocks read by different tasks, and no row knows its line
+number; each row knows its file and block (`_metadata`) and gets a
+`monotonically_increasing_id`, which grows by one from row to row within a
+task's partition.  A block is read by one task, in order, so a line's number
+in its file is its id minus the first id of its block, plus the lines of the
+file's earlier blocks; those per-block counts are one small aggregate.
+Parquet rows carry their row index (`_metadata.row_index`).
+
+A line is valid JSON when, wrapped in brackets, it parses as an array of one
+value: Spark's JSON parser alone accepts trailing text after an object.
+Event ids are `base + line` as in the DuckDB engine (each file's base is the
+largest event id before it), so findings cite the same event ids.  Each
+file's `lines` is counted on its own, so `lines = events + quarantined` is a
+check, as in the DuckDB engine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from nonatomic.replay import ledger
+from nonatomic.replay.fields import FIELDS
+from nonatomic.replay.ingest import IngestResult
+from nonatomic.replay.inputs import InputError, discover
+from nonatomic.replay.mapping import Mapping
+from nonatomic.replay.spark.convert import problem, reason, typed
+from nonatomic.replay.stage import RAW_KEPT, _missing
+
+FORMATS = ("jsonl", "parquet")
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
+_JSON_OPTIONS = {"allowSingleQuotes": "false", "allowNonNumericNumbers": "false"}
+"""Spark's JSON parser accepts both by default; the JSON standard (and DuckDB) does not."""
+
+
+@dataclass(frozen=True)
+class _File:
+    name: str
+    """What findings cite: the path as named (as in the DuckDB engine), or the URI Spark listed."""
+    format: str
+    location: str
+    """What Spark reads."""
+    complete: bool = True
+    """Whether the last line ends with a newline (checked for local files only)."""
+
+
+def ingest(spark, arguments: list[str], mapping: Mapping | None = None, input_format: str = "auto",
+           max_line_bytes: int = 1 << 20) -> IngestResult:
+    """Read the logs and register the `events` and `quarantine` temporary views."""
+    mapping = mapping or Mapping()
+    files = _files(spark, arguments, input_format)
+    parts = []
+    for fmt, read in (("jsonl", _jsonl_records), ("parquet", _parquet_records)):
+        chosen = [f for f in files if f.format == fmt]
+        if chosen:
+            parts.append(read(spark, chosen, mapping, max_line_bytes))
+    records = parts[0]
+    for part in parts[1:]:
+        records = records.unionByName(part)
+    records = records.withColumn("good", ~F.col("blank") & F.col("reason").isNull())
+    records.persist(StorageLevel.MEMORY_AND_DISK)
+    counts = {row["file"]: row for row in records.groupBy("file").agg(
+        F.count(F.when(~F.col("blank"), 1)).alias("lines"),
+        F.count(F.when(F.col("good"), 1)).alias("events"),
+        F.count(F.when(F.col("reason").isNotNull(), 1)).alias("quarantined"),
+        F.max(F.when(F.col("good"), F.col("line"))).alias("last_event")).collect()}
+    result, bases, base = IngestResult(), [], 0
+    for f in files:
+        row = counts.get(f.name)
+        result.files.append(f.name)
+        bases.append((f.name, base))
+        if row is not None:
+            result.lines += row["lines"]
+            result.events += row["events"]
+            result.quarantined += row["quarantined"]
+            base += row["last_event"] or 0
+    based = spark.createDataFrame(bases, "file string, base long")
+    events = records.where("good").join(F.broadcast(based), "file").select(
+        (F.col("base") + F.col("line")).alias("event_id"), "file", "line", *FIELDS)
+    events.createOrReplaceTempView("events")
+    records.where(F.col("reason").isNotNull()).select("file", "line", "reason", "raw") \
+        .createOrReplaceTempView("quarantine")
+    return result
+
+
+def _files(spark, arguments: list[str], input_format: str) -> list[_File]:
+    """The files in argument order (each once): local ones as `discover` finds them, URIs as Spark lists them."""
+    found: dict[str, _File] = {}
+    for argument in arguments:
+        if _URI.match(argument) and not argument.startswith("file:"):
+            fmt = input_format if input_format != "auto" else (
+                "parquet" if argument.lower().endswith((".parquet", ".pq")) else "jsonl")
+            reader = spark.read.parquet if fmt == "parquet" else spark.read.text
+            listed = [_File(uri, fmt, uri) for uri in sorted(reader(argument).inputFiles())]
+        else:
+            logs = discover([argument], input_format)
+            listed = [_File(log.path, log.format, os.path.abspath(log.path), ledger.ends_with_newline(log))
+                      for log in logs]
+        for f in listed:
+            if f.format not in FORMATS:
+                raise InputError(f"{f.name}: --engine spark reads JSONL and Parquet, not {f.format}")
+            found.setdefault(_key(f.location), f)
+    return list(found.values())
+
+
+def _key(location: str) -> str:
+    """One spelling per file: Spark writes `file:/a/b`, we name `a/b`."""
+    parsed = urlparse(location)
+    if parsed.scheme in ("", "file"):
+        return os.path.realpath(unquote(parsed.path) if parsed.scheme else location)
+    return location
+
+
+def _names(spark, files: list[_File], located: DataFrame) -> DataFrame:
+    """`located` (with Spark's `uri` per row) with the cited `file` name instead."""
+    by_key = {_key(f.location): f for f in files}
+    uris = [row["uri"] for row in located.select("uri").distinct().collect()]
+    names = spark.createDataFrame([(uri, by_key[_key(uri)].name if _key(uri) in by_key else uri) for uri in uris],
+                                  "uri string, file string")
+    return located.join(F.broadcast(names), "uri").drop("uri")
+
+
+def _jsonl_records(spark, files: list[_File], mapping: Mapping, max_line_bytes: int) -> DataFrame:
+    raw = spark.read.text([f.location for f in files]).select(
+        F.col("value").alias("text"), F.col("_metadata.file_path").alias("uri"),
+        F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("id"))
+    lines = raw.join(F.broadcast(_line_shifts(spark, files, raw)), ["uri", "block"]).select(
+        "uri", (F.col("id") + F.col("shift")).alias("line"), "text", "truncated_line")
+    lines = _names(spark, files, lines)
+    names = list(dict.fromkeys(name for f in FIELDS for name in mapping.sources(f)))
+    schema = T.StructType([T.StructField(name, T.StringType()) for name in names])
+    text = F.col("text")
+    valid = F.size(F.from_json(F.concat(F.lit("["), text, F.lit("]")), T.ArrayType(T.StringType()),
+                               _JSON_OPTIONS)) == 1
+    broken = (F.when(F.octet_length(text) > max_line_bytes, F.lit(f"line longer than {int(max_line_bytes)} bytes"))
+              .when(~valid, F.lit("invalid JSON"))
+              .when(~text.rlike(r"^[ \t]*\{"), F.lit("not a JSON object")))
+    # A line without a newline at the end of a file was cut short while being written.
+    broken = F.when((F.col("line") == F.col("truncated_line")) & (broken == "invalid JSON"),
+                    F.lit("truncated last line: invalid JSON")).otherwise(broken)
+    parsed = F.from_json(text, schema, _JSON_OPTIONS)
+    sources = {f: ([parsed[name] for name in mapping.sources(f)], None) for f in FIELDS}
+    return _records(lines, sources, mapping, broken=broken, blank=F.trim(text) == "", raw=text)
+
+
+def _line_shifts(spark, files: list[_File], raw: DataFrame) -> DataFrame:
+    """Per (file, block): what to add to a row's id to get its line number; and the file's
+    last line where that line has no newline."""
+    blocks = raw.groupBy("uri", "block").agg(F.min("id").alias("first"), F.count(F.lit(1)).alias("n")).collect()
+    incomplete = {_key(f.location) for f in files if not f.complete}
+    shifts, before, last = [], {}, {}
+    for row in sorted(blocks, key=lambda r: (r["uri"], r["block"])):
+        done = before.get(row["uri"], 0)
+        shifts.append([row["uri"], row["block"], done + 1 - row["first"]])
+        before[row["uri"]] = last[row["uri"]] = done + row["n"]
+    for shift in shifts:
+        shift.append(last[shift[0]] if _key(shift[0]) in incomplete else None)
+    return spark.createDataFrame(shifts, "uri string, block long, shift long, truncated_line long")
+
+
+def _parquet_records(spark, files: list[_File], mapping: Mapping, max_line_bytes: int) -> DataFrame:
+    table = spark.read.option("mergeSchema", "true").parquet(*[f.location for f in files])
+    columns = {c.name: c.dataType for c in table.schema.fields}
+    rows = table.select(F.struct(*[F.col(f"`{c}`") for c in columns]).alias("r"),
+                        F.col("_metadata.file_path").alias("uri"),
+                        (F.col("_metadata.row_index") + 1).alias("line"))
+    rows = _names(spark, files, rows)
+    sources = {}
+    for f in FIELDS:
+        present = [name for name in mapping.sources(f) if name in columns]
+        if len(present) == 1:
+            sources[f] = ([F.col("r")[present[0]]], columns[present[0]])
+        else:  # aliases of one field can differ in type: text is what they share
+            sources[f] = ([F.col("r")[name].cast("string") for name in present], None)
+    return _records(rows, sources, mapping, broken=F.lit(None).cast("string"), blank=F.lit(False),
+                    raw=F.to_json("r"))
+
+
+def _records(rows: DataFrame, sources: dict, mapping: Mapping, broken, blank, raw) -> DataFrame:
+    """`file, line`, the typed event columns, `blank`, `reason` and (for quarantined lines) `raw`."""
+    columns, problems = [], []
+    for f in FIELDS:
+        candidates, kind = sources[f]
+        source = None if not candidates else candidates[0] if len(candidates) == 1 else F.coalesce(*candidates)
+        converted = typed(f, source, kind, mapping)
+        columns.append(converted.alias(f))
+        check = problem(f, source, converted, _missing(f, mapping))
+        if check is not None:
+            problems.append(check)
+    # A blank line is not counted and not an event: it has no reason to be quarantined either.
+    why = F.when(~blank, reason(broken, problems))
+    return rows.select("file", "line", *columns, blank.alias("blank"), why.alias("reason"),
+                       F.when(why.isNotNull(), F.substring(raw, 1, RAW_KEPT)).alias("raw"))

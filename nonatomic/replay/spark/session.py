@@ -1,0 +1,36 @@
+"""The SparkSession the engine runs in.
+
+An existing session is used as it is (a notebook's, a Databricks job's, or one
+configured by spark-submit / spark-defaults.conf).  Only when none is running
+does the engine start one; without a configured master that is local mode.
+The session time zone must be UTC: timestamps without an offset are UTC in
+the event contract, and finding times are printed in UTC.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class SparkUnavailable(Exception):
+    """pyspark is not installed or Spark cannot start (no Java): exit code 2."""
+
+
+def spark_session(master: str | None = None):
+    """The active SparkSession, else a new one (`master` overrides the configured one)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as exc:
+        raise SparkUnavailable("--engine spark needs pyspark: pip install 'nonatomic[spark]'") from exc
+    builder = SparkSession.builder.appName("nonatomic replay")
+    if master is not None:
+        builder = builder.master(master)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # py4j and Java report start-up failures with assorted types
+        raise SparkUnavailable(f"cannot start Spark (is Java 17+ installed?): {exc}") from exc
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    if spark.conf.get("spark.master", "").startswith("local"):
+        # 200 shuffle partitions suit a cluster; on one machine each is pure overhead.
+        spark.conf.set("spark.sql.shuffle.partitions", str(2 * (os.cpu_count() or 1)))
+    return spark

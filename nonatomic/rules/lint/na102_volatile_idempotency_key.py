@@ -1,0 +1,204 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
+from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.tools import ToolRegistry, normal_key, tool_pack, words
+from nonatomic.rules.lint.semantics.volatile import Source, VolatileFinder
+
+# Values that differ per evaluation, as a file spells them (`from uuid import uuid4`,
+# `datetime.now()`, `random.random()`, `secrets.token_hex()`, `ulid.new()`).
+_VOLATILE_WORDS = rb"uuid|time|random|secrets|ulid|urandom|nanoid"
+# Key spellings that are as often a tracing id, fresh per request by design: a
+# fresh one is only a finding when the user's tool registry lists it as a key.
+_TRACING_IDS = ("request_id", "x-request-id")
+
+
+class VolatileIdempotencyKey(LintRule):
+    """
+    ## What it does
+    Flags an idempotency key that is computed again on every attempt of a retried
+    write from a value that changes each time: `uuid4()`, `time.time()`,
+    `datetime.now()`, `random`, `secrets`, or a key helper that hashes a payload
+    carrying such a field (`"ts": time.time()`) or reads the clock itself.
+
+    ## Why is this bad?
+    The provider deduplicates by key: a second request with the same key is
+    answered with the first result, a request with a new key is a new
+    operation. A key minted inside the retried function is new on every
+    attempt, so the retry after a timeout that in fact succeeded is taken as a
+    second order. An airline booking agent built its key as
+    `f"{passenger_id}-{int(time.time())}"` inside a tenacity-retried function;
+    a slow response and two retries a few seconds apart gave three distinct keys
+    and three tickets.
+
+    A key generated once, before the retry (and passed in, or bound before the
+    retry loop), is stable across attempts and correct. A fresh `request_id` is
+    usually a tracing id, not a key: it is flagged only when
+    `[tool.nonatomic.tools] idempotency_keys` lists it.
+
+    ## Example
+    ```python
+    import uuid
+    from tenacity import retry, stop_after_attempt
+
+    @retry(stop=stop_after_attempt(3))
+    def refund_order(payments, order):
+        return payments.refunds.create(charge=order.charge_id, idempotency_key=str(uuid.uuid4()))
+    ```
+
+    ## Use instead
+    ```python
+    from tenacity import retry, stop_after_attempt
+
+    @retry(stop=stop_after_attempt(3))
+    def refund_order(payments, order):
+        return payments.refunds.create(charge=order.charge_id, idempotency_key=f"refund-{order.id}")
+    ```
+    Derive the key from the business operation, or mint it once before the
+    first attempt and pass it to every attempt.
+
+    ## Options
+    `[tool.nonatomic.volatile-idempotency-key]`: `tracing-ids` (default
+    `["request_id", "x-request-id"]`): key spellings taken for tracing ids.
+    """
+
+    code = "NA102"
+    name = "volatile-idempotency-key"
+    severity = "error"
+    METADATA_DEPENDENCIES = (RetryProvider,)
+
+    VALID = [
+        # Derived from the business operation.
+        (
+            "import uuid\nfrom tenacity import retry\n\n@retry\ndef refund(payments, order):\n"
+            "    trace = uuid.uuid4()\n"
+            "    return payments.refunds.create(charge=order.charge_id, idempotency_key=f'refund-{order.id}')\n"
+        ),
+        # Minted once, outside the retry, and passed in.
+        (
+            "import uuid\nfrom tenacity import retry\n\n@retry\ndef _create(crm, body, key):\n"
+            "    return crm.tickets.create(body, idempotency_key=key)\n\n"
+            "def open_ticket(crm, body):\n    return _create(crm, body, str(uuid.uuid4()))\n"
+        ),
+        # Bound before the hand-written loop: the same key on every attempt.
+        (
+            "import time, uuid\n\ndef pay(api, invoice):\n    key = uuid.uuid4().hex\n"
+            "    for attempt in range(3):\n        try:\n"
+            "            return api.pay_invoice(invoice, idempotency_key=key)\n"
+            "        except TimeoutError:\n            time.sleep(2 ** attempt)\n"
+        ),
+        # A fresh request id is a tracing id.
+        (
+            "import uuid, httpx\nfrom tenacity import retry\n\n@retry\ndef notify(client, body, key):\n"
+            "    return client.post('https://hooks.example.com/n', json=body,\n"
+            "                       headers={'X-Request-ID': str(uuid.uuid4()), 'Idempotency-Key': key})\n"
+        ),
+        # Not retried: a fresh key per call is the SDK's own retry protection.
+        (
+            "import uuid\n\ndef create_charge(stripe_client, amount):\n"
+            "    return stripe_client.charges.create(amount=amount, idempotency_key=str(uuid.uuid4()))\n"
+        ),
+        # A timestamp in the payload, but the key hashes only the order id.
+        (
+            "import hashlib, time\nfrom tenacity import retry\n\n@retry\ndef place(api, order):\n"
+            "    payload = {'order': order.id, 'ts': time.time()}\n"
+            "    key = hashlib.sha256(payload['order'].encode()).hexdigest()\n"
+            "    return api.orders.create(json=payload, idempotency_key=key)\n"
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            "import uuid\nfrom tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(3))\n"
+            "def refund(payments, order):\n"
+            "    return payments.refunds.create(charge=order.charge_id, idempotency_key=str(uuid.uuid4()))\n",
+            line=6,
+        ),
+        Invalid(
+            "import time\n\ndef book(api, passenger, flight):\n    for attempt in range(3):\n"
+            "        key = f'{passenger.id}-{int(time.time())}'\n        try:\n"
+            "            return api.book_flight(flight, passenger, idempotency_key=key)\n"
+            "        except TimeoutError:\n            time.sleep(2)\n",
+            line=7,
+        ),
+        Invalid(
+            "from datetime import datetime\nimport backoff, requests\n\n"
+            "@backoff.on_exception(backoff.expo, requests.Timeout, max_tries=3)\ndef create_ticket(body):\n"
+            "    headers = {'Idempotency-Key': f\"ticket-{datetime.now().isoformat()}\"}\n"
+            "    return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=5)\n",
+            line=6,
+        ),
+        Invalid(
+            "import hashlib, json, time\nfrom tenacity import retry\n\n"
+            "def make_key(**fields):\n    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()\n\n"
+            "@retry\ndef transfer(bank, src, dst, amount):\n"
+            "    payload = {'src': src, 'dst': dst, 'amount': amount, 'timestamp': time.time()}\n"
+            "    return bank.transfers.create(json=payload, dedupe_key=make_key(**payload))\n",
+            line=10,
+        ),
+        Invalid(
+            "import uuid\n\ndef call_with_retry(fn, attempts=3):\n    for i in range(attempts):\n        try:\n"
+            "            return fn()\n        except OSError:\n            pass\n\n"
+            "def cancel(api, sub_id):\n"
+            "    return call_with_retry(lambda: api.cancel_subscription(sub_id, client_token=uuid.uuid4().hex))\n",
+            line=11,
+        ),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        settings = self.context.settings
+        table = settings.tools if settings is not None else None
+        self.registry = ToolRegistry.for_table(table)
+        declared = {normal_key(k) for k in (table or {}).get("idempotency_keys", [])}
+        tracing = self.context.options.get("tracing-ids", list(_TRACING_IDS))
+        self.tracing = frozenset(normal_key(name) for name in tracing) - declared
+
+    @classmethod
+    def build_prefilter(cls, options):
+        spellings = [*tool_pack()["idempotency_keys"]]
+        keys = b"|".join(rb"[-_]?".join(w.encode() for w in words(s)) for s in spellings)
+        return cls.prefilter_for_all(rb"(?i:" + keys + rb")", _VOLATILE_WORDS)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        model = self.get_metadata(RetryProvider, node)
+        finder = VolatileFinder(model)
+        self.reported: set[int] = set()
+        for retried in model.retried:
+            key = self._key(retried.carrier, retried.function)
+            if key is not None:
+                sources = [s for s in finder.sources(key, retried.function) if finder.per_attempt(s, retried)]
+                self._report(key, sources, retried, None)
+            inner = model.target_function(retried.target, retried.function)
+            if inner is not None and retried.site is not None:
+                self._inside(inner, retried, finder, model)
+
+    def _inside(self, facts: FunctionFacts, retried: Retried, finder: VolatileFinder, model: ModuleModel) -> None:
+        """A retried module function runs whole on every attempt: so does the key its write mints."""
+        for site in facts.sites:
+            key = self._key(site.node, facts)
+            if key is None:
+                continue
+            sources = [s for s in finder.sources(key, facts) if finder.function_of(s) is facts]
+            self._report(key, sources, retried, facts.name)
+
+    def _key(self, carrier: cst.Call, where: FunctionFacts | None) -> cst.BaseExpression | None:
+        key = self.registry.idempotency_key_of(carrier, where, skip=self.tracing)
+        if key is None or any(a.star == "**" and a.value is key for a in carrier.args):
+            return None  # `**kwargs`: whatever the caller passed
+        return key
+
+    def _report(self, key: cst.BaseExpression, sources: list[Source], retried: Retried, via: str | None) -> None:
+        if not sources or id(key) in self.reported:
+            return
+        self.reported.add(id(key))
+        scope = retried.scopes[0]
+        where = f"`{via}` is retried by {scope.label}" if via else f"retried by {scope.label}"
+        self.report(
+            key,
+            f"idempotency key built from {sources[0].shown} is new on every attempt ({where}): "
+            "the provider takes each retry for a new operation; derive the key from the business "
+            "operation or mint it once before the first attempt",
+        )

@@ -1,0 +1,309 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.calls import positional
+from nonatomic.rules.lint.semantics.loops import names_in
+from nonatomic.rules.lint.semantics.names import source, words
+
+# Names of a store whose entries are answered back as an operation's outcome.
+_CACHE_WORDS = {"idempotency", "idempotent", "idem", "dedupe", "dedup", "deduplication", "result",
+                "results", "response", "responses", "replay", "outcome", "outcomes", "cache",
+                "cached", "memo", "memoized"}
+# ... unless the name says it records failures or counts things: that is what they are for.
+_RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "metrics", "counter",
+                 "counters", "stats", "log", "logs", "history", "attempts", "retries", "dlq"}
+# What a stored failure is spelled with.
+_FAILURE_WORDS = {"error", "err", "errors", "fail", "failed", "failure", "exception", "exc",
+                  "timeout", "timed", "traceback"}
+# Methods that store a value under a key: (key position, value position).
+_STORES = {"set": (0, 1), "setex": (0, 2), "psetex": (0, 2), "hset": (0, 2), "setnx": (0, 1),
+           "put": (0, 1), "add": (0, 1), "setdefault": (0, 1), "set_many": (None, 0),
+           "mset": (None, 0), "update": (None, 0)}
+
+
+def _cache_name(name: str) -> bool:
+    found = words(name)
+    return bool(found & _CACHE_WORDS) and not found & _RECORD_WORDS
+
+
+def _targets(node: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
+    return [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            yield from _walk(child)
+
+
+class FailureCachedAsResult(LintRule):
+    """
+    ## What it does
+    Flags an idempotency or result cache (a name with idempotency/idem/dedupe/
+    result/response/replay/cache in it: `self._results[key] = ...`,
+    `redis.set(idem_key, ...)`, `response_cache.set(...)`) that stores a
+    failure from an `except` path: the exception, an `{"error": ...}` record, a
+    timeout marker, or a value assigned in the handler and stored after the
+    `try`.
+
+    ## Why is this bad?
+    An idempotency cache answers a repeated request with the stored outcome. If
+    the outcome stored is the failure, every retry replays the failure without
+    trying again, and a write that did happen (a timeout after the side effect)
+    is reported as failed for the whole life of the entry. A payment gateway
+    stored `{"status": "timeout"}` under the idempotency key when the bank call
+    timed out; the bank had in fact captured the payment, and for the next 24
+    hours every retry of the order answered "timeout" and the customer was
+    charged for an order shown as unpaid.
+
+    Caching in the `else:` branch or after a successful call is right; counting
+    a failure in a metrics counter or writing it to a log or error record
+    (`self.errors[key] = exc`) is not a result cache and is not flagged.
+
+    ## Example
+    ```python
+    def charge(order, idem_key):
+        try:
+            result = bank.capture(order.amount, idempotency_key=idem_key)
+        except TimeoutError as exc:
+            result = {"status": "timeout", "error": str(exc)}
+        redis_client.set(f"idem:{idem_key}", json.dumps(result), ex=86400)
+        return result
+    ```
+
+    ## Use instead
+    ```python
+    def charge(order, idem_key):
+        try:
+            result = bank.capture(order.amount, idempotency_key=idem_key)
+        except TimeoutError:
+            redis_client.delete(f"idem:{idem_key}")  # unknown outcome: verify, then retry
+            raise
+        redis_client.set(f"idem:{idem_key}", json.dumps(result), ex=86400)
+        return result
+    ```
+    """
+
+    code = "NA107"
+    name = "failure-cached-as-result"
+    severity = "error"
+    prefilter = LintRule.prefilter_for_all(
+        rb"\bexcept\b", rb"(?i:idem|dedup|result|response|replay|outcome|cache|memo)"
+    )
+
+    VALID = [
+        # Cached after success only.
+        (
+            "def run(tool, key, args):\n    try:\n        out = tool.invoke(args)\n    except TimeoutError:\n"
+            "        raise\n    else:\n        RESULT_CACHE[key] = out\n    return out\n"
+        ),
+        # The failure is counted and logged, not cached as a result.
+        (
+            "def run(self, key, args):\n    try:\n        return self.tool.invoke(args)\n"
+            "    except Exception as exc:\n        self.metrics['tool_errors'] += 1\n"
+            "        self.errors[key] = exc\n        self.logger.warning('failed: %s', exc)\n        raise\n"
+        ),
+        # The entry is removed on failure.
+        (
+            "def charge(r, bank, key, amount):\n    try:\n        result = bank.capture(amount, idempotency_key=key)\n"
+            "    except TimeoutError:\n        r.delete(f'idem:{key}')\n        raise\n"
+            "    r.set(f'idem:{key}', result, ex=86400)\n    return result\n"
+        ),
+        # A local list of per-item outcomes lives for this call only: not a cache.
+        (
+            "def run_all(tools, inputs):\n    results = {}\n    for i, (tool, args) in enumerate(zip(tools, inputs)):\n"
+            "        try:\n            results[i] = tool.invoke(args)\n        except Exception as exc:\n"
+            "            results[i] = {'error': str(exc)}\n    return results\n"
+        ),
+        # Negative caching of a missing optional import: a plain value, not a failure record.
+        (
+            "_cache = {}\n\ndef load(name):\n    try:\n        _cache[name] = __import__(name)\n"
+            "    except ImportError:\n        _cache[name] = None\n    return _cache[name]\n"
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            "import json\n\ndef charge(bank, r, key, amount):\n    try:\n"
+            "        result = bank.capture(amount, idempotency_key=key)\n    except TimeoutError as exc:\n"
+            "        r.set(f'idem:{key}', json.dumps({'error': str(exc)}), ex=86400)\n        raise\n"
+            "    return result\n",
+            line=7,
+        ),
+        Invalid(
+            "class Gateway:\n    def call(self, key, tool, args):\n        try:\n"
+            "            out = tool.invoke(args)\n        except Exception as e:\n"
+            "            out = {'status': 'failed', 'error': repr(e)}\n"
+            "            self._idempotency_cache[key] = out\n        return out\n",
+            line=7,
+        ),
+        Invalid(
+            "import json\n\ndef book(api, redis_client, key, slot):\n    try:\n"
+            "        result = api.book_room(slot, idempotency_key=key)\n    except TimeoutError as exc:\n"
+            "        result = {'status': 'timeout', 'detail': str(exc)}\n"
+            "    redis_client.set(f'idem:{key}', json.dumps(result), ex=3600)\n    return result\n",
+            line=8,
+        ),
+        Invalid(
+            "RESPONSES = {}\n\ndef send(mailer, msg_id, msg):\n    try:\n        RESPONSES[msg_id] = mailer.send_email(msg)\n"
+            "    except Exception as err:\n        RESPONSES[msg_id] = err\n",
+            line=7,
+        ),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        self._functions: list[cst.FunctionDef] = []
+        # Handlers open around the current node, and how many were open when each function began.
+        self._handlers: list[cst.ExceptHandler] = []
+        self._outer: list[int] = [0]
+        self._failures: dict[int, set[str]] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+        self._outer.append(len(self._handlers))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+        self._outer.pop()
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handlers.append(node)
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._handlers.pop()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._after_tries(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._after_tries(node.body)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(self._handlers) > self._outer[-1]:
+            self._check_assign(node, self._handler_failures())
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if len(self._handlers) > self._outer[-1]:
+            self._check_store(node, self._handler_failures())
+
+    # -- the parts -------------------------------------------------------------------
+    def _handler_failures(self) -> set[str]:
+        """Names that hold the failure in the current handler: `as exc`, and names it assigns."""
+        handler = self._handlers[-1]
+        if id(handler) not in self._failures:
+            caught = {handler.name.name.value} if handler.name and isinstance(handler.name.name, cst.Name) else set()
+            self._failures[id(handler)] = caught | _assigned_failures(handler.body, caught)
+        return self._failures[id(handler)]
+
+    def _check_assign(self, node: cst.Assign, failures: set[str]) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Subscript):
+                store = target.target.value
+                self._check(node, store, store, node.value, failures)
+
+    def _check_store(self, call: cst.Call, failures: set[str]) -> None:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _STORES:
+            return
+        key_at, value_at = _STORES[func.attr.value]
+        plain = positional(call)
+        key = plain[key_at].value if key_at is not None and key_at < len(plain) else None
+        value = plain[value_at].value if value_at < len(plain) else None
+        if value is None:
+            keyword = next((a for a in call.args if a.keyword and a.keyword.value in ("value", "mapping")), None)
+            value = keyword.value if keyword is not None else None
+        if value is None:
+            return
+        # A Redis client named anything (`r.set(idem_key, ...)`): then the key says it is the cache.
+        named = func.value if _cache_name(source(func.value)) or key is None else key
+        self._check(call, named, func.value, value, failures)
+
+    def _check(self, node: cst.CSTNode, named: cst.BaseExpression, holder: cst.BaseExpression,
+               value: cst.BaseExpression, failures: set[str]) -> None:
+        shown = source(named)
+        if not _cache_name(shown) or self._local_container(holder) or not _failure(value, failures):
+            return
+        self.report(
+            node,
+            f"`{shown}` looks like an idempotency/result cache, and this stores a failure "
+            f"(`{source(value)[:60]}`) from an `except` path: retries replay the failure, and a write that "
+            "did happen stays reported as failed; cache only a success and drop the entry on failure",
+        )
+
+    def _local_container(self, holder: cst.BaseExpression) -> bool:
+        """A dict or list made in this function lives for this call only: not a cache."""
+        if not isinstance(holder, cst.Name) or not self._functions:
+            return False
+        return any(
+            isinstance(target, cst.Name) and target.value == holder.value and _container(node.value)
+            for node in _walk(self._functions[-1].body)
+            if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None
+            for target in _targets(node)
+        )
+
+    def _after_tries(self, statements) -> None:
+        """`except: result = {"error": ...}` then `cache.set(key, result)` after the `try`."""
+        for i, statement in enumerate(statements):
+            if not isinstance(statement, cst.Try):
+                continue
+            failures: set[str] = set()
+            for handler in statement.handlers:
+                if not _leaves(handler):
+                    failures |= _assigned_failures(handler.body, set())
+            if not failures:
+                continue
+            for following in statements[i + 1:]:
+                for inner in _walk(following):
+                    if isinstance(inner, cst.Call):
+                        self._check_store(inner, failures)
+                    elif isinstance(inner, cst.Assign):
+                        self._check_assign(inner, failures)
+
+
+def _container(value: cst.BaseExpression) -> bool:
+    if isinstance(value, (cst.Dict, cst.List, cst.Set, cst.DictComp, cst.ListComp)):
+        return True
+    return isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] in (
+        "dict", "list", "set", "defaultdict", "OrderedDict", "Counter"
+    )
+
+
+def _assigned_failures(body: cst.CSTNode, known: set[str]) -> set[str]:
+    """Names a handler binds to a failure value (`result = {"status": "timeout"}`)."""
+    found = set(known)
+    for node in _walk(body):
+        if isinstance(node, cst.Assign) and _failure(node.value, found):
+            found |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
+    return found - known
+
+
+def _failure(value: cst.BaseExpression, failures: set[str]) -> bool:
+    """The value is, or spells, a failure: the caught exception, an error record, a timeout marker."""
+    if names_in(value) & failures:
+        return True
+    for node in _walk(value):
+        text = None
+        if isinstance(node, cst.SimpleString):
+            text = node.evaluated_value if isinstance(node.evaluated_value, str) else None
+        elif isinstance(node, cst.FormattedStringText):
+            text = node.value
+        elif isinstance(node, (cst.Name, cst.Attribute)):
+            text = dotted_name(node)
+        if text and words(text) & _FAILURE_WORDS:
+            return True
+    return False
+
+
+def _leaves(handler: cst.ExceptHandler) -> bool:
+    body = handler.body
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and bool(last.body) and isinstance(
+        last.body[-1], (cst.Raise, cst.Return, cst.Break, cst.Continue)
+    )
