@@ -47,7 +47,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 import duckdb
-import pandas as pd
 
 from nonatomic.replay import ledger
 from nonatomic.replay.convert import Source
@@ -95,6 +94,8 @@ def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line
     if unsupported:
         raise MappingError(f"fields {', '.join(unsupported)} cannot be mapped for OTLP input "
                            f"(only {', '.join(OVERRIDABLE)}; times and outcomes come from the span)")
+    import pandas as pd  # only OTLP input needs it: the rest of replay streams through DuckDB
+
     rows = list(_records(log, mapping, max_line_bytes))
     frame = pd.DataFrame(rows, columns=["line", *(f"src_{c}" for c in COLUMNS), "extra", "broken", "raw"], dtype=object)
     try:
