@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+SPARK_STAMP := $(VENV)/.installed-spark
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +14,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# The Spark engine's extra (pyspark is a large download): `make test` skips the Spark
+# tests without it; CI (.ci/run) and `make bench` install it.  Spark also needs Java 17+.
+$(SPARK_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,spark]'
+	touch $(SPARK_STAMP)
+
+spark: $(SPARK_STAMP)
 
 # The whole product on the shipped examples: lint agent code, then replay the sample
 # incidents (canonical guard logs, a foreign log shape with its mapping, OpenTelemetry
@@ -35,7 +44,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(SPARK_STAMP)
 	@for script in benchmarks/bench_*.py; do \
 		echo "== $$script =="; \
 		$(BIN)/python $$script || exit 1; \

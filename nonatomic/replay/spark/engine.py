@@ -28,6 +28,9 @@ _TS_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
 class SparkReplay:
     """Logs registered as Spark views (see spark.ingest), with the CLI's session interface."""
 
+    con = None
+    """No DuckDB connection: reports that draw timelines (html) are the DuckDB engine's."""
+
     def __init__(self, spark, ingested: IngestResult, settings: dict | None = None) -> None:
         self.spark = spark
         self.ingested = ingested

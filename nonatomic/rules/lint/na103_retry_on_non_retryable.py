@@ -10,6 +10,7 @@ from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import (
+    else_leaves,
     goes_round,
     handlers_in,
     is_catch_all,
@@ -205,12 +206,12 @@ class RetryOnNonRetryable(LintRule):
     def _statuses(self, scope: RetryScope) -> tuple[cst.CSTNode, list[int]] | None:
         """The test that sends a non-retryable status round again, and those statuses."""
         if scope.kind == "loop":
-            branches = [(branch.test, goes_round(branch.body)) for branch in _ifs(scope.node.body)]
+            branches = [(b.test, goes_round(b.body), else_leaves(b)) for b in _ifs(scope.node.body)]
             falls_round = goes_round(scope.node.body)
         else:
             predicate = scope.config.get("predicate")
             tests = predicate_tests(predicate.value, self.functions) if predicate is not None else []
-            branches = [(test, True) for test in tests]  # a predicate's truth is "retry"
+            branches = [(test, True, False) for test in tests]  # a predicate's truth is "retry"
             falls_round = False
         retried = retried_statuses(branches, self.constants, falls_round=falls_round)
         codes = non_retryable(set(retried))

@@ -11,9 +11,11 @@ from nonatomic.rules.lint.semantics.loops import names_in
 from nonatomic.rules.lint.semantics.names import source, words
 
 # Names of a store whose entries are answered back as an operation's outcome.
-_CACHE_WORDS = {"idempotency", "idempotent", "idem", "dedupe", "dedup", "deduplication", "result",
-                "results", "response", "responses", "replay", "outcome", "outcomes", "cache",
-                "cached", "memo", "memoized"}
+_CACHE_WORDS = {"idempotency", "idempotent", "idem", "dedupe", "dedup", "deduplication", "replay",
+                "cache", "cached", "memo", "memoized"}
+# Names that are such a store only when it outlives the call (an attribute or a module
+# global): a local or a parameter `results` collects this call's per-item outcomes.
+_RESULT_WORDS = {"result", "results", "response", "responses", "outcome", "outcomes"}
 # ... unless the name says it records failures or counts things: that is what they are for.
 _RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "metrics", "counter",
                  "counters", "stats", "log", "logs", "history", "attempts", "retries", "dlq"}
@@ -26,9 +28,10 @@ _STORES = {"set": (0, 1), "setex": (0, 2), "psetex": (0, 2), "hset": (0, 2), "se
            "mset": (None, 0), "update": (None, 0)}
 
 
-def _cache_name(name: str) -> bool:
+def _cache_name(name: str, *, lasting: bool = True) -> bool:
     found = words(name)
-    return bool(found & _CACHE_WORDS) and not found & _RECORD_WORDS
+    named = found & _CACHE_WORDS or (lasting and found & _RESULT_WORDS)
+    return bool(named) and not found & _RECORD_WORDS
 
 
 def _targets(node: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
@@ -203,7 +206,8 @@ class FailureCachedAsResult(LintRule):
 
     def _check_assign(self, node: cst.Assign, failures: set[str]) -> None:
         for target in node.targets:
-            if isinstance(target.target, cst.Subscript):
+            # `items[i:j] = ...` rewrites a list in place: not a keyed store.
+            if isinstance(target.target, cst.Subscript) and not _sliced(target.target):
                 store = target.target.value
                 self._check(node, store, store, node.value, failures)
 
@@ -227,7 +231,7 @@ class FailureCachedAsResult(LintRule):
     def _check(self, node: cst.CSTNode, named: cst.BaseExpression, holder: cst.BaseExpression,
                value: cst.BaseExpression, failures: set[str]) -> None:
         shown = source(named)
-        if not _cache_name(shown) or self._local_container(holder) or not _failure(value, failures):
+        if not _cache_name(shown, lasting=self._lasting(holder)) or not _failure(value, failures):
             return
         self.report(
             node,
@@ -236,14 +240,23 @@ class FailureCachedAsResult(LintRule):
             "did happen stays reported as failed; cache only a success and drop the entry on failure",
         )
 
-    def _local_container(self, holder: cst.BaseExpression) -> bool:
-        """A dict or list made in this function lives for this call only: not a cache."""
+    def _lasting(self, holder: cst.BaseExpression) -> bool:
+        """The store outlives this call: not a local or parameter of the current function."""
         if not isinstance(holder, cst.Name) or not self._functions:
+            return True
+        function = self._functions[-1]
+        params = function.params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        if isinstance(params.star_arg, cst.Param):
+            names.add(params.star_arg.name.value)
+        if params.star_kwarg is not None:
+            names.add(params.star_kwarg.name.value)
+        if holder.value in names:
             return False
-        return any(
-            isinstance(target, cst.Name) and target.value == holder.value and _container(node.value)
-            for node in _walk(self._functions[-1].body)
-            if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None
+        return not any(
+            isinstance(target, cst.Name) and target.value == holder.value
+            for node in _walk(function.body)
+            if isinstance(node, (cst.Assign, cst.AnnAssign))
             for target in _targets(node)
         )
 
@@ -266,13 +279,8 @@ class FailureCachedAsResult(LintRule):
                         self._check_assign(inner, failures)
 
 
-def _container(value: cst.BaseExpression) -> bool:
-    if isinstance(value, (cst.Dict, cst.List, cst.Set, cst.DictComp, cst.ListComp)):
-        return True
-    return isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] in (
-        "dict", "list", "set", "defaultdict", "OrderedDict", "Counter"
-    )
-
+def _sliced(target: cst.Subscript) -> bool:
+    return any(isinstance(element.slice, cst.Slice) for element in target.slice)
 
 def _assigned_failures(body: cst.CSTNode, known: set[str]) -> set[str]:
     """Names a handler binds to a failure value (`result = {"status": "timeout"}`)."""

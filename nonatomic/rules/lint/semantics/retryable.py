@@ -204,27 +204,29 @@ def status_truth(test: cst.BaseExpression, code: int, constants) -> bool | None:
 
 
 def retried_statuses(
-    branches: list[tuple[cst.BaseExpression, bool]], constants, *, falls_round: bool = False
+    branches: list[tuple[cst.BaseExpression, bool, bool]], constants, *, falls_round: bool = False
 ) -> dict[int, cst.BaseExpression]:
     """Statuses a chain of tests sends round again, each with the test that does it.
 
     `branches`: the tests in order, each with whether its branch goes round again
-    (`True`) or leaves (`False`).  The first test that holds for a status decides it;
+    (`True`) or leaves (`False`), and whether its `else:` leaves.  The first test that holds for a status decides it;
     one that cannot be told for it leaves it undecided (not retried).  `if code not in
     S: return` sends the statuses of S round.  `falls_round`: a status no test decides
     reaches the end of the loop body and goes round too."""
     retried = {}
     for code in range(100, 600):
-        for test, goes_round in branches:
+        for test, round_if_true, else_leaves in branches:
             holds = status_truth(test, code, constants)
             if holds is None:
                 break
             if holds:
-                if goes_round:
+                if round_if_true:
                     retried[code] = test
                 break
-            if not goes_round and _not_in(test):
+            if not round_if_true and _not_in(test):
                 retried[code] = test
+                break
+            if else_leaves:
                 break
         else:
             if falls_round and branches:
@@ -274,6 +276,11 @@ def handlers_in(node: cst.CSTNode) -> list[cst.ExceptHandler]:
     for child in node.children:
         found += handlers_in(child)
     return found
+
+
+def else_leaves(branch: cst.If) -> bool:
+    """`if ...: ... else: raise`: when the test fails, the loop is left."""
+    return isinstance(branch.orelse, cst.Else) and not goes_round(branch.orelse.body)
 
 
 def goes_round(branch: cst.BaseSuite) -> bool:

@@ -1,0 +1,85 @@
+"""The Spark engine in local mode next to DuckDB, on the same 1M synthetic events (JSONL).
+
+On one machine Spark is slower: a JVM to start, a query plan per stage, a
+shuffle per window.  The figure is its overhead; Spark pays off when the logs
+do not fit one machine (see the README, "Replay on Spark").
+
+    python benchmarks/bench_spark.py [--size 1000000] [--data DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench_detect import generate
+from process_stats import load
+
+
+def measure_spark(path: str) -> dict:
+    """Run in a child process: start Spark, ingest `path`, run every detector."""
+    from pyspark.sql import SparkSession
+
+    from nonatomic.replay.spark.engine import run_detectors
+    from nonatomic.replay.spark.ingest import ingest
+
+    from nonatomic.replay.spark.session import spark_session
+
+    start = time.perf_counter()
+    SparkSession.builder.master("local[*]").config("spark.ui.enabled", "false").getOrCreate()
+    spark = spark_session()  # the engine's settings on top (UTC, local shuffle partitions)
+    started = time.perf_counter()
+    result = ingest(spark, [path])
+    ingested = time.perf_counter()
+    findings = run_detectors(spark)
+    done = time.perf_counter()
+    return {"events": result.events, "start_s": started - start, "ingest_s": ingested - started,
+            "detect_s": done - ingested, "total_s": done - start, "findings": len(findings)}
+
+
+def child(*args: str) -> dict:
+    out = subprocess.run([sys.executable, *args], check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "nonatomic-bench"))
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.child:
+        print(json.dumps(measure_spark(options.child)))
+        return
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        print("Spark figure skipped: pyspark is not installed (pip install 'nonatomic[spark]')")
+        return
+    if shutil.which("java") is None:
+        print("Spark figure skipped: no Java runtime (Spark needs Java 17+)")
+        return
+    os.makedirs(options.data, exist_ok=True)
+    path = generate(options.data, options.size)["jsonl"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    duck = child(os.path.join(here, "bench_detect.py"), "--child", "nonatomic", path, "-")
+    spark = child(__file__, "--child", path)
+    print(f"{os.cpu_count()} CPUs; load average {load()}")
+    row = "{:<22} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9}"
+    print(row.format("engine", "events", "start s", "ingest s", "detect s", "total s", "findings"))
+    print(row.format("duckdb", f"{duck['events']:,}", "-", f"{duck['ingest_s']:.1f}", f"{duck['detect_s']:.1f}",
+                     f"{duck['total_s']:.1f}", duck["findings"]))
+    print(row.format("spark local[*]", f"{spark['events']:,}", f"{spark['start_s']:.1f}",
+                     f"{spark['ingest_s']:.1f}", f"{spark['detect_s']:.1f}", f"{spark['total_s']:.1f}",
+                     spark["findings"]))
+    print(f"Spark local mode / DuckDB: {spark['total_s'] / duck['total_s']:.1f}x the time (load {load()})")
+
+
+if __name__ == "__main__":
+    main()
