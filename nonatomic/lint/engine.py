@@ -41,7 +41,7 @@ _MODE: tuple[bool, bool] = (False, False)
 
 
 def _init_worker(settings: LintSettings, fix: bool, unsafe_fixes: bool) -> None:
-    global _PLAN, _MODE
+    global _PLAN, _MODE  # noqa: NA301 - one plan per worker process, set before any job
     _PLAN, _MODE = RulePlan(settings), (fix, unsafe_fixes)
 
 

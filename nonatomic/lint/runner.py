@@ -94,12 +94,12 @@ _deep_thread: tuple[int, ThreadPoolExecutor] | None = None
 
 
 def _in_deep_thread(function, *args):
-    global _deep_thread
+    global _deep_thread  # noqa: NA301 - one thread per process, created by the only caller thread
     if _deep_thread is None or _deep_thread[0] != os.getpid():  # a forked worker has no thread yet
         previous = threading.stack_size(_DEEP_STACK_BYTES)
         try:
             executor = ThreadPoolExecutor(max_workers=1)
-            executor.submit(sys.setrecursionlimit, _DEEP_RECURSION_LIMIT).result()
+            executor.submit(sys.setrecursionlimit, _DEEP_RECURSION_LIMIT).result()  # noqa: NA201 - a fresh idle thread
         finally:
             threading.stack_size(previous)
         _deep_thread = (os.getpid(), executor)

@@ -95,8 +95,9 @@ def _time(source: Column, kind: T.DataType | None) -> Column:
 
 
 def _epoch(number: Column) -> Column:
+    # Rounded to whole microseconds in both branches, as DuckDB's make_timestamp does.
     return (F.when(F.abs(number) < EPOCH_MS_FROM, F.timestamp_micros(F.round(number * 1_000_000).cast("long")))
-            .when(F.abs(number) < EPOCH_LIMIT, F.timestamp_millis(F.round(number * 1000).cast("long"))))
+            .when(F.abs(number) < EPOCH_LIMIT, F.timestamp_micros(F.round(number * 1000).cast("long"))))
 
 
 def _integer(source: Column, kind: T.DataType | None) -> Column:

@@ -122,12 +122,16 @@ def _key(location: str) -> str:
     return location
 
 
+def _name(files: list[_File], uri: str) -> str:
+    """The name findings cite for the file Spark calls `uri`."""
+    named = {_key(f.location): f.name for f in files}
+    return named.get(_key(uri), uri)
+
+
 def _names(spark, files: list[_File], located: DataFrame) -> DataFrame:
     """`located` (with Spark's `uri` per row) with the cited `file` name instead."""
-    by_key = {_key(f.location): f for f in files}
     uris = [row["uri"] for row in located.select("uri").distinct().collect()]
-    names = spark.createDataFrame([(uri, by_key[_key(uri)].name if _key(uri) in by_key else uri) for uri in uris],
-                                  "uri string, file string")
+    names = spark.createDataFrame([(uri, _name(files, uri)) for uri in uris], "uri string, file string")
     return located.join(F.broadcast(names), "uri").drop("uri")
 
 
@@ -136,8 +140,7 @@ def _jsonl_records(spark, files: list[_File], mapping: Mapping, max_line_bytes: 
         F.col("value").alias("text"), F.col("_metadata.file_path").alias("uri"),
         F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("id"))
     lines = raw.join(F.broadcast(_line_shifts(spark, files, raw)), ["uri", "block"]).select(
-        "uri", (F.col("id") + F.col("shift")).alias("line"), "text", "truncated_line")
-    lines = _names(spark, files, lines)
+        "file", (F.col("id") + F.col("shift")).alias("line"), "text", "truncated_line")
     names = list(dict.fromkeys(name for f in FIELDS for name in mapping.sources(f)))
     schema = T.StructType([T.StructField(name, T.StringType()) for name in names])
     text = F.col("text")
@@ -155,18 +158,18 @@ def _jsonl_records(spark, files: list[_File], mapping: Mapping, max_line_bytes: 
 
 
 def _line_shifts(spark, files: list[_File], raw: DataFrame) -> DataFrame:
-    """Per (file, block): what to add to a row's id to get its line number; and the file's
-    last line where that line has no newline."""
+    """Per (file, block): the cited file name, what to add to a row's id to get its line
+    number, and the file's last line where that line has no newline."""
     blocks = raw.groupBy("uri", "block").agg(F.min("id").alias("first"), F.count(F.lit(1)).alias("n")).collect()
     incomplete = {_key(f.location) for f in files if not f.complete}
     shifts, before, last = [], {}, {}
     for row in sorted(blocks, key=lambda r: (r["uri"], r["block"])):
         done = before.get(row["uri"], 0)
-        shifts.append([row["uri"], row["block"], done + 1 - row["first"]])
+        shifts.append([row["uri"], row["block"], _name(files, row["uri"]), done + 1 - row["first"]])
         before[row["uri"]] = last[row["uri"]] = done + row["n"]
     for shift in shifts:
         shift.append(last[shift[0]] if _key(shift[0]) in incomplete else None)
-    return spark.createDataFrame(shifts, "uri string, block long, shift long, truncated_line long")
+    return spark.createDataFrame(shifts, "uri string, block long, file string, shift long, truncated_line long")
 
 
 def _parquet_records(spark, files: list[_File], mapping: Mapping, max_line_bytes: int) -> DataFrame:
