@@ -122,3 +122,20 @@ class LintRule(cst.BatchableCSTVisitor):
         the start, so a search scans the file once per pattern)."""
         lookaheads = b"".join(rb"(?=[\s\S]*?(?:" + pattern + rb"))" for pattern in patterns)
         return re.compile(rb"\A" + lookaheads)
+
+
+@dataclass(frozen=True)
+class SpellingPrefilter:
+    """A prefilter for names spelled many ways (`Idempotency-Key`, `idempotency_key`,
+    `IdempotencyKey`): a file passes when its text, lower-cased and without `-` and `_`,
+    contains one of `spellings` (given in that normal form) and `also` matches.  Plain
+    substring tests: a case-insensitive regex alternation is ten times slower."""
+
+    spellings: tuple[bytes, ...]
+    also: re.Pattern[bytes] | None = None
+
+    def search(self, data: bytes) -> bool:
+        if self.also is not None and not self.also.search(data):
+            return False
+        text = data.lower().replace(b"-", b"").replace(b"_", b"")
+        return any(spelling in text for spelling in self.spellings)

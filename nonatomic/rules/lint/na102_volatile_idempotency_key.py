@@ -1,16 +1,18 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
-from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.base import Invalid, LintRule, SpellingPrefilter
 from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
 from nonatomic.rules.lint.semantics.retry import RetryProvider
-from nonatomic.rules.lint.semantics.tools import ToolRegistry, normal_key, tool_pack, words
+from nonatomic.rules.lint.semantics.tools import ToolRegistry, normal_key, tool_pack
 from nonatomic.rules.lint.semantics.volatile import Source, VolatileFinder
 
 # Values that differ per evaluation, as a file spells them (`from uuid import uuid4`,
 # `datetime.now()`, `random.random()`, `secrets.token_hex()`, `ulid.new()`).
-_VOLATILE_WORDS = rb"uuid|time|random|secrets|ulid|urandom|nanoid"
+_VOLATILE_WORDS = re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid")
 # Key spellings that are as often a tracing id, fresh per request by design: a
 # fresh one is only a finding when the user's tool registry lists it as a key.
 _TRACING_IDS = ("request_id", "x-request-id")
@@ -63,6 +65,9 @@ class VolatileIdempotencyKey(LintRule):
     ## Options
     `[tool.nonatomic.volatile-idempotency-key]`: `tracing-ids` (default
     `["request_id", "x-request-id"]`): key spellings taken for tracing ids.
+    Only files with a shipped key spelling (`tools.yaml`) are checked: a
+    spelling added in `[tool.nonatomic.tools]` is seen in files that also
+    have a shipped one.
     """
 
     code = "NA102"
@@ -158,9 +163,10 @@ class VolatileIdempotencyKey(LintRule):
 
     @classmethod
     def build_prefilter(cls, options):
-        spellings = [*tool_pack()["idempotency_keys"]]
-        keys = b"|".join(rb"[-_]?".join(w.encode() for w in words(s)) for s in spellings)
-        return cls.prefilter_for_all(rb"(?i:" + keys + rb")", _VOLATILE_WORDS)
+        # The shipped key spellings only: prefilters are built from the rule's options,
+        # and a key spelling added in [tool.nonatomic.tools] is not among them.
+        spellings = tool_pack()["idempotency_keys"]
+        return SpellingPrefilter(tuple(normal_key(s).encode() for s in spellings), _VOLATILE_WORDS)
 
     def visit_Module(self, node: cst.Module) -> None:
         model = self.get_metadata(RetryProvider, node)
