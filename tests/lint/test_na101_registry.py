@@ -193,3 +193,22 @@ def test_sdk_clients_followed_through_their_constructors(lint):
             stripe.StripeClient(API_KEY).refunds.create(params={"payment_intent": order.pi})
     ''')
     assert [f.line for f in lint(code, select=["NA101"]).findings] == [14, 16, 17]
+
+
+def test_model_calls_are_not_writes_but_an_sms_is(lint):
+    code = (
+        "from tenacity import retry\n\n"
+        "@retry\n"
+        "def ask(client, prompt):\n"
+        "    return client.chat.completions.create(model='gpt-4o', messages=[prompt])\n\n"
+        "@retry\n"
+        "def ask_claude(anthropic_client, prompt):\n"
+        "    return anthropic_client.messages.create(model='claude', max_tokens=100, messages=[prompt])\n\n"
+        "@retry\n"
+        "def embed(client, text):\n"
+        "    return client.embeddings.create(model='e', input=text)\n\n"
+        "@retry\n"
+        "def text_customer(twilio_client, phone, body):\n"
+        "    return twilio_client.messages.create(to=phone, from_='+100', body=body)\n"
+    )
+    assert [f.line for f in lint(code, select=["NA101"]).findings] == [17]

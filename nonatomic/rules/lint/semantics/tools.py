@@ -101,6 +101,8 @@ class ToolRegistry:
         self.not_tools = set(pack["not_tools"])
         self.not_writes = set(pack["not_writes"])
         self.invocations = set(pack["tool_invocations"])
+        self.inference = tuple(pack["inference_calls"])
+        self.inference_with_model = tuple(pack["inference_calls_with_model"])
         self.prepositions = set(pack["prepositions"])
         self.local_hosts = tuple(pack["local_hosts"])
         self.levels: dict[str, str] = dict(table.get("levels", {}))
@@ -191,6 +193,8 @@ class ToolRegistry:
             return None
         if kind == "write":
             return Write(shown, self.levels.get(method, "high"))
+        if self._inference(dotted or callee, carrier):
+            return None
         if callee is not None:
             sdk = self._sdk_write(callee, method, carrier)
             if sdk is not None:
@@ -217,6 +221,16 @@ class ToolRegistry:
         if method.upper() in _HTTP_WRITES and self._local(carrier):
             return None
         return Write(shown, level)
+
+    def _inference(self, name: str | None, carrier: cst.Call) -> bool:
+        """A model call (`client.chat.completions.create(model=...)`): not a write."""
+        if name is None:
+            return False
+        if any(fnmatchcase(name, pattern) for pattern in self.inference):
+            return True
+        return any(fnmatchcase(name, pattern) for pattern in self.inference_with_model) and (
+            calls.keyword(carrier, "model") is not None or calls.has_star_kwargs(carrier)
+        )
 
     def _sdk_write(self, callee: str, method: str, carrier: cst.Call) -> str | None:
         """The level of a known SDK call ("none" for a known non-write); None if unknown."""
