@@ -53,3 +53,15 @@ def unordered(con):
         yield
     finally:
         con.execute(f"SET preserve_insertion_order = {'true' if kept else 'false'}")
+
+
+@contextmanager
+def transaction(con):
+    """One file's events, quarantine and ledger entry land together or not at all."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from nonatomic.replay import ledger, ndjson, otlp
-from nonatomic.replay.database import unordered
+from nonatomic.replay.database import transaction, unordered
 from nonatomic.replay.fields import FIELDS
 from nonatomic.replay.inputs import InputError, LogFile
 from nonatomic.replay.mapping import Mapping
@@ -72,13 +72,8 @@ def ingest(con, logs: list[LogFile], mapping: Mapping | None = None, *, persiste
 def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line_bytes: int):
     try:
         records = _records(con, log, mapping, max_line_bytes)
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             counts = _load(con, log, plan, records)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     except duckdb.Error as exc:
         raise InputError(f"{log.path}: cannot read as {log.format}: {str(exc).splitlines()[0]}") from exc
     finally:

@@ -49,6 +49,7 @@ from datetime import datetime, timedelta, timezone
 import duckdb
 
 from nonatomic.replay import ledger
+from nonatomic.replay.database import transaction
 from nonatomic.replay.convert import Source
 from nonatomic.replay.fields import FIELDS
 from nonatomic.replay.inputs import InputError, LogFile
@@ -105,13 +106,8 @@ def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line
                     f"SELECT CAST(line AS BIGINT) AS line, {text} FROM nonatomic_otlp_frame")
         params = Params()
         con.execute(stage_sql(_reader(), mapping, params), params.values)
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             counts = _load(con, log, plan)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     except duckdb.Error as exc:
         raise InputError(f"{log.path}: cannot read as otlp: {str(exc).splitlines()[0]}") from exc
     finally:
