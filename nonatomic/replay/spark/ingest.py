@@ -11,7 +11,7 @@ file's earlier blocks; those per-block counts are one small aggregate.
 Parquet rows carry their row index (`_metadata.row_index`).
 
 A line is valid JSON when, wrapped in brackets, it parses as an array of one
-value: Spark's JSON parser alone accepts trailing text after an object.
+value: parsing the line alone accepts trailing text after an object.
 Event ids are `base + line` as in the DuckDB engine (each file's base is the
 largest event id before it), so findings cite the same event ids.  Each
 file's `lines` is counted on its own, so `lines = events + quarantined` is a
@@ -144,8 +144,11 @@ def _jsonl_records(spark, files: list[_File], mapping: Mapping, max_line_bytes: 
     names = list(dict.fromkeys(name for f in FIELDS for name in mapping.sources(f)))
     schema = T.StructType([T.StructField(name, T.StringType()) for name in names])
     text = F.col("text")
-    valid = F.size(F.from_json(F.concat(F.lit("["), text, F.lit("]")), T.ArrayType(T.StringType()),
-                               _JSON_OPTIONS)) == 1
+    wrapped = F.concat(F.lit("["), text, F.lit("]"))
+    # from_json holds the JSON standard (_JSON_OPTIONS) but returns what it parsed before an error;
+    # json_array_length parses to the end, so text after the value makes it NULL.
+    valid = F.coalesce((F.size(F.from_json(wrapped, T.ArrayType(T.StringType()), _JSON_OPTIONS)) == 1)
+                       & (F.json_array_length(wrapped) == 1), F.lit(False))
     broken = (F.when(F.octet_length(text) > max_line_bytes, F.lit(f"line longer than {int(max_line_bytes)} bytes"))
               .when(~valid, F.lit("invalid JSON"))
               .when(~text.rlike(r"^[ \t]*\{"), F.lit("not a JSON object")))
