@@ -1,7 +1,7 @@
 """Regenerate the sample logs: a fault-injecting simulated tool gateway plays the incident catalogue.
 
     python sample_logs/generate.py            # rewrites the logs next to this file
-    python sample_logs/generate.py --seed 3 --out /tmp/logs
+    python sample_logs/generate.py --seed 3 --out regenerated/
 
 Each scenario is an agent run (or a few) driven through a simulated gateway
 that logs with `nonatomic.guard`.  Faults are injected by the scenario (a
