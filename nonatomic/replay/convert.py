@@ -26,7 +26,7 @@ _INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
 _FLOAT_TYPES = {"FLOAT", "DOUBLE"}
 _TIMESTAMP_TYPES = {"TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "DATE"}
 _TIMESTAMPTZ = "TIMESTAMP WITH TIME ZONE"
-_SHOWN = 60
+SHOWN_CHARS = 60
 """How many characters of a bad value a quarantine reason quotes."""
 
 
@@ -67,7 +67,7 @@ def problem(field: str, source: Source | None, converted: str, missing: str, par
     missing_reason = params(missing) if field in REQUIRED else None
     if source is None:
         return missing_reason
-    shown = f"left(CAST({source.sql} AS VARCHAR), {_SHOWN})"
+    shown = f"left(CAST({source.sql} AS VARCHAR), {SHOWN_CHARS})"
     checks = []
     if field in REQUIRED:
         checks.append(f"WHEN {source.sql} IS NULL OR trim(CAST({source.sql} AS VARCHAR)) = '' THEN {missing_reason}")

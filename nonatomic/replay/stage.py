@@ -34,7 +34,7 @@ def records_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
         if source is not None:
             sources.append(f"{source.sql} AS source_{field}")
             staged = Source(f"source_{field}", source.type)
-        check = problem(field, staged, field, _missing(field, mapping), params)
+        check = problem(field, staged, field, missing_reason(field, mapping), params)
         if check is not None:
             problems.append(check)
     # Joining the texts costs a string per record; most records have no problem at all.
@@ -56,7 +56,8 @@ def records_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
     """
 
 
-def _missing(field: str, mapping: Mapping) -> str:
+def missing_reason(field: str, mapping: Mapping) -> str:
+    """The quarantine reason of a missing required field (both engines word it alike)."""
     if field in mapping.fields:
         return f"missing {field} (field {mapping.fields[field]!r})"
     return f"missing {field}"

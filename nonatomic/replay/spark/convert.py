@@ -15,7 +15,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from nonatomic.replay.convert import _SHOWN, EPOCH_LIMIT, EPOCH_MS_FROM
+from nonatomic.replay.convert import SHOWN_CHARS, EPOCH_LIMIT, EPOCH_MS_FROM
 from nonatomic.replay.fields import FIELDS, INT, NARROW_INT, REQUIRED, TEXT, TIME
 from nonatomic.replay.mapping import Mapping
 
@@ -58,7 +58,7 @@ def problem(field: str, source: Column | None, converted: Column, missing: str) 
     if source is None:
         return missing_reason
     text = source.cast("string")
-    shown = F.substring(text, 1, _SHOWN)
+    shown = F.substring(text, 1, SHOWN_CHARS)
     reason = None
     if field in REQUIRED:
         reason = F.when(source.isNull() | (F.trim(text) == ""), missing_reason)

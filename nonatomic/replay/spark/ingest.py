@@ -36,7 +36,7 @@ from nonatomic.replay.ingest import IngestResult
 from nonatomic.replay.inputs import InputError, discover
 from nonatomic.replay.mapping import Mapping
 from nonatomic.replay.spark.convert import problem, reason, typed
-from nonatomic.replay.stage import RAW_KEPT, _missing
+from nonatomic.replay.stage import RAW_KEPT, missing_reason
 
 FORMATS = ("jsonl", "parquet")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
@@ -201,7 +201,7 @@ def _records(rows: DataFrame, sources: dict, mapping: Mapping, broken, blank, ra
         source = None if not candidates else candidates[0] if len(candidates) == 1 else F.coalesce(*candidates)
         converted = typed(f, source, kind, mapping)
         columns.append(converted.alias(f))
-        check = problem(f, source, converted, _missing(f, mapping))
+        check = problem(f, source, converted, missing_reason(f, mapping))
         if check is not None:
             problems.append(check)
     # A blank line is not counted and not an event: it has no reason to be quarantined either.
