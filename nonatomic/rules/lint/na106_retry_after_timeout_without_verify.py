@@ -11,7 +11,8 @@ from nonatomic.rules.lint.semantics.model import CallSite, ModuleModel, Retried,
 from nonatomic.rules.lint.semantics.names import source
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import handlers_in, is_timeout, pack, retries_on
-from nonatomic.rules.lint.semantics.tools import ToolRegistry, words
+from nonatomic.rules.lint.semantics.names import word_list
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
 # Verbs of a call that finds out what the timed-out write did.
 _VERIFY_VERBS = {"get", "verify", "status", "check", "fetch", "lookup", "find", "retrieve", "list",
@@ -197,4 +198,4 @@ def _catches_timeout(handler: cst.ExceptHandler) -> bool:
 def _verifies(call: cst.Call) -> bool:
     func = call.func
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return bool(set(words(name)[:2]) & _VERIFY_VERBS)
+    return bool(set(word_list(name)[:2]) & _VERIFY_VERBS)

@@ -9,9 +9,14 @@ import libcst as cst
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
+def word_list(text: str) -> list[str]:
+    """Lower-case words in order: `create_ticket`, `createTicket`, `HTTPClient` -> create ticket, http client."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
 def words(text: str) -> set[str]:
     """Lower-case words of identifiers and strings: `lockKey`, `lock_key`, "lock:{id}" all give "lock"."""
-    return {w.lower() for w in _WORD.findall(text)}
+    return set(word_list(text))
 
 
 def source(node: cst.CSTNode) -> str:

@@ -32,7 +32,8 @@ from nonatomic.rules.lint.semantics.model import (
     RetryScope,
 )
 from nonatomic.rules.lint.semantics.packs import load_pack
-from nonatomic.rules.lint.semantics.tools import tool_pack, words
+from nonatomic.rules.lint.semantics.names import word_list
+from nonatomic.rules.lint.semantics.tools import tool_pack
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def named_like_retry(name: str | None) -> bool:
     pack = _pack()
     if (name or "").split(".", 1)[0] in pack["libraries"]:
         return False  # a library the pack knows: its constructs are listed
-    found = words(_last(name))
+    found = word_list(_last(name))
     if set(found) & set(pack["predicate_words"]):
         return False
     found = found[: found.index("on")] if "on" in found[1:] else found  # `retry_on_error`

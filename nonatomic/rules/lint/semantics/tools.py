@@ -19,7 +19,6 @@ verb that is never container plumbing (`refund`, `charge`).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -31,10 +30,10 @@ import libcst as cst
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
+from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.packs import load_pack
 
 LEVELS = ("none", "low", "high", "irreversible")
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _HTTP_WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 _TABLE_LISTS = ("write", "read", "idempotency_keys")
 
@@ -42,10 +41,6 @@ _TABLE_LISTS = ("write", "read", "idempotency_keys")
 def tool_pack() -> dict[str, Any]:
     return load_pack("tools")
 
-
-def words(name: str) -> list[str]:
-    """`create_ticket`, `createTicket`, `CreateTicket` -> ["create", "ticket"]."""
-    return [w.lower() for w in _WORD.findall(name)]
 
 
 def normal_key(name: str) -> str:
@@ -131,7 +126,7 @@ class ToolRegistry:
         """The write level a name's verb gives, and whether the verb is the whole name."""
         if name[:1].isupper():
             return None, False  # a class: building an object is not a tool call
-        found = words(name)
+        found = word_list(name)
         for i, word in enumerate(found[:2]):
             if word in self.prepositions:
                 break
@@ -162,7 +157,7 @@ class ToolRegistry:
         """Reading back from the method: a client word before any private attribute
         (`self._client.tickets` yes, `client._resolver` no: an internal component)."""
         for segment in _receiver_names(receiver):
-            if set(words(segment)) & self.client_words:
+            if set(word_list(segment)) & self.client_words:
                 return True
             if segment.startswith("_"):
                 return False
@@ -216,7 +211,7 @@ class ToolRegistry:
         if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
             return None  # a method the module does not define: framework plumbing
         client = receiver is not None and self._client_like(receiver)
-        if not client and (level == "low" or (alone and words(method)[0] in self.ambiguous)):
+        if not client and (level == "low" or (alone and word_list(method)[0] in self.ambiguous)):
             return None
         if method.upper() in _HTTP_WRITES and self._local(carrier):
             return None
@@ -268,7 +263,7 @@ class ToolRegistry:
         name = facts.tool_name or facts.name
         result = None
         kind = self._user_kind([name, facts.name])
-        first_verb = next((w for w in words(name)[:2] if w in self.verb_level or w in self.read_verbs), None)
+        first_verb = next((w for w in word_list(name)[:2] if w in self.verb_level or w in self.read_verbs), None)
         if kind == "write":
             result = Write(name, self.levels.get(name, "high"))
         elif kind is None and first_verb not in self.read_verbs:
