@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import PositionProvider
 
 from nonatomic.lint.config import LintSettings
 from nonatomic.lint.findings import Finding, RuleCrash
@@ -21,6 +21,7 @@ from nonatomic.lint.globs import matches_any
 from nonatomic.rules.lint import all_rules, rule_for
 from nonatomic.rules.lint.base import LintRule, RuleContext, Violation
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, default_constructors
+from nonatomic.rules.lint.walk import Metadata, visit_batched
 
 _IGNORE_FILE = re.compile(rb"#\s*nonatomic:\s*ignore-file\b")
 _NOQA = re.compile(
@@ -146,13 +147,13 @@ def _lint_once(relpath: str, data: bytes, plan: RulePlan):
     except Exception as exc:  # noqa: BLE001 - any parse failure is a finding, never a crash
         return (_syntax_error(relpath, python_error or exc) if wanted else []), [], None, []
     instances = [rule(plan.contexts[rule.code]) for rule in rules]
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    metadata = Metadata(module)
     for instance in instances:
-        instance.wrapper = wrapper
-    crashes = _visit(wrapper, instances, relpath)
+        instance.tree_metadata = metadata
+    crashes = _visit(module, metadata, instances, relpath)
     if not any(rule.violations for rule in instances):
         return [], crashes, module, []
-    positions = wrapper.resolve(PositionProvider)
+    positions = metadata.resolve(PositionProvider)
     lines = data.decode(module.encoding, errors="replace").splitlines()
     findings, violations = [], []
     for rule in instances:
@@ -166,10 +167,12 @@ def _lint_once(relpath: str, data: bytes, plan: RulePlan):
     return _with_occurrences(findings), crashes, module, violations
 
 
-def _visit(wrapper: MetadataWrapper, instances: list[LintRule], relpath: str) -> list[RuleCrash]:
+def _visit(module: cst.Module, metadata: Metadata, instances: list[LintRule], relpath: str) -> list[RuleCrash]:
     """One batched traversal; if it raises, run rules alone to find the culprit."""
     try:
-        wrapper.visit_batched(instances)
+        for instance in instances:
+            metadata.attach(instance)
+        visit_batched(module, instances)
         return []
     except Exception:  # noqa: BLE001 - a rule bug must not stop the run
         pass
@@ -177,7 +180,8 @@ def _visit(wrapper: MetadataWrapper, instances: list[LintRule], relpath: str) ->
     for rule in instances:
         rule.violations.clear()
         try:
-            wrapper.visit_batched([rule])
+            metadata.attach(rule)
+            visit_batched(module, [rule])
         except Exception as exc:  # noqa: BLE001
             where = traceback.extract_tb(exc.__traceback__)[-1]
             crashes.append(

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+
+from nonatomic.rules.lint.walk import Metadata
+from libcst.metadata import CodeRange, PositionProvider
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -58,19 +60,24 @@ class LintRule(cst.BatchableCSTVisitor):
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[Invalid]] = []
     # Do not declare PositionProvider here: it is a whole code-generation pass per
-    # file.  Use `self.line_of(node)`, computed only if some rule asks for it.
+    # file.  Use `self.line_of(node)` or `self.position_of(node)`, computed only if
+    # some rule asks for them.
     METADATA_DEPENDENCIES: tuple = ()
 
     def __init__(self, context: RuleContext | None = None) -> None:
         super().__init__()
         self.context = context or RuleContext()
         self.violations: list[Violation] = []
-        self.wrapper: MetadataWrapper | None = None  # set by the engine for each file
+        self.tree_metadata: Metadata | None = None  # set by the engine for each file
+
+    def position_of(self, node: cst.CSTNode) -> CodeRange:
+        """Where `node` is in the source (positions are computed on first use)."""
+        assert self.tree_metadata is not None
+        return self.tree_metadata.resolve(PositionProvider)[node]
 
     def line_of(self, node: cst.CSTNode) -> int:
-        """The 1-based line where `node` starts (positions are computed on first use)."""
-        assert self.wrapper is not None
-        return self.wrapper.resolve(PositionProvider)[node].start.line
+        """The 1-based line where `node` starts."""
+        return self.position_of(node).start.line
 
     def report(
         self,

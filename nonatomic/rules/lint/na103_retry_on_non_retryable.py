@@ -4,6 +4,7 @@ import re
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.na101_retry_write_without_idempotency_key import RETRY_WORDS
 from nonatomic.rules.lint.semantics.callees import dotted_name
@@ -230,7 +231,7 @@ def _ifs(node: cst.CSTNode) -> list[cst.If]:
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
         return []
     found = [node] if isinstance(node, cst.If) else []
-    for child in node.children:
+    for child in walk.children(node):
         found += _ifs(child)
     return found
 
@@ -255,6 +256,6 @@ def _raises(node: cst.CSTNode) -> list[cst.Raise]:
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return []
     found = [node] if isinstance(node, cst.Raise) else []
-    for child in node.children:
+    for child in walk.children(node):
         found += _raises(child)
     return found

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.calls import positional
@@ -38,7 +39,7 @@ def _targets(node: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
 
 def _walk(node: cst.CSTNode):
     yield node
-    for child in node.children:
+    for child in walk.children(node):
         if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             yield from _walk(child)
 

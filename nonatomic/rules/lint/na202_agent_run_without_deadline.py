@@ -3,7 +3,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.agents import (
@@ -74,7 +73,7 @@ class AgentRunWithoutDeadline(LintRule):
     severity = "warning"
     default_on = False
     prefilter = AGENT_PREFILTER
-    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider)
+    METADATA_DEPENDENCIES = (CalleeProvider,)
 
     VALID = [
         "import asyncio\nasync def f(graph, s):\n    return await asyncio.wait_for(graph.ainvoke(s), timeout=120)\n",

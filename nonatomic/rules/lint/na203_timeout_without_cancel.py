@@ -4,8 +4,8 @@ import re
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
@@ -99,7 +99,7 @@ class TimeoutWithoutCancel(LintRule):
     name = "timeout-without-cancel"
     severity = "warning"
     prefilter = re.compile(rb"\bwait\b|\.result\(|\bshield\b")
-    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider)
+    METADATA_DEPENDENCIES = (CalleeProvider,)
 
     VALID = [
         # Pending tasks cancelled, in a loop or a comprehension.
@@ -362,16 +362,11 @@ class TimeoutWithoutCancel(LintRule):
                 "(`for t in pending: t.cancel()`) or keep them to await later",
             )
 
-    def _outside(self, node: cst.CSTNode):
-        """A predicate: is a node outside `node`'s source range?"""
-        where = self.get_metadata(PositionProvider, node)
-        first, last = (where.start.line, where.start.column), (where.end.line, where.end.column)
-
-        def outside(other: cst.CSTNode) -> bool:
-            start = self.get_metadata(PositionProvider, other).start
-            return not first <= (start.line, start.column) < last
-
-        return outside
+    @staticmethod
+    def _outside(node: cst.CSTNode):
+        """A predicate: is a node outside `node`'s subtree?"""
+        inside = {id(descendant) for descendant in walk.subtree(node)}
+        return lambda other: id(other) not in inside
 
     # -- a timeout whose handler abandons the work ---------------------------------------
     def _see_wait_for(self, node: cst.Call) -> None:
@@ -396,7 +391,7 @@ class TimeoutWithoutCancel(LintRule):
             if handler is None:
                 continue
             if is_passive(handler):
-                line = self.get_metadata(PositionProvider, handler).start.line
+                line = self.line_of(handler)
                 self.report(
                     node,
                     f"`{_shown(node)}(...)`: {why}, and the handler on line {line} neither cancels it "

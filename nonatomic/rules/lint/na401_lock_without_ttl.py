@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
@@ -83,7 +82,7 @@ class LockWithoutTtl(LintRule):
     name = "lock-without-ttl"
     severity = "error"
     prefilter = REDIS_PREFILTER
-    METADATA_DEPENDENCIES = (PositionProvider, CalleeProvider, RedisCallProvider)
+    METADATA_DEPENDENCIES = (CalleeProvider, RedisCallProvider)
 
     VALID = [
         "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True, ex=30)\n",

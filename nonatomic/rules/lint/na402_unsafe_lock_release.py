@@ -3,7 +3,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.names import words
@@ -112,7 +111,7 @@ class UnsafeLockRelease(LintRule):
     name = "unsafe-lock-release"
     severity = "error"
     prefilter = REDIS_PREFILTER
-    METADATA_DEPENDENCIES = (PositionProvider, RedisCallProvider)
+    METADATA_DEPENDENCIES = (RedisCallProvider,)
 
     VALID = [
         # Compare-and-delete in Lua.
@@ -267,7 +266,7 @@ class UnsafeLockRelease(LintRule):
         )
 
     def _report(self, release: _Release, acquire: _Acquire) -> None:
-        line = self.get_metadata(PositionProvider, acquire.node).start.line
+        line = self.line_of(acquire.node)
         call = release.call
         if any(acquire.key.same_as(key) for key in release.reads):
             why = "after reading its token with `get`: two commands, and the lock can expire and change hands in between"

@@ -3,7 +3,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
@@ -84,7 +83,7 @@ class StateWithoutTtl(LintRule):
     severity = "warning"
     default_on = False
     prefilter = REDIS_PREFILTER
-    METADATA_DEPENDENCIES = (PositionProvider, RedisCallProvider)
+    METADATA_DEPENDENCIES = (RedisCallProvider,)
 
     VALID = [
         "import redis\nr = redis.Redis()\nr.set(f'session:{sid}', data, ex=3600)\n",

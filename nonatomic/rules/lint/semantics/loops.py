@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics.callees import dotted_name
 
 # Calls that may use the attempt counter without making the loop iterate over work.
@@ -119,14 +120,14 @@ def _leaves_loop(handler: cst.ExceptHandler) -> bool:
 def mentions(node: cst.CSTNode, name: str) -> bool:
     if isinstance(node, cst.Name):
         return node.value == name
-    return any(mentions(child, name) for child in node.children)
+    return any(mentions(child, name) for child in walk.children(node))
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
     if isinstance(node, cst.Name):
         return {node.value}
     found: set[str] = set()
-    for child in node.children:
+    for child in walk.children(node):
         found |= names_in(child)
     return found
 
@@ -159,7 +160,7 @@ def retry_loop(
 ) -> LoopShape | None:
     """The retry shape of a hand-written loop, or None when it is not a retry loop."""
     body = _Body(is_sleep)
-    loop.body.visit(body)
+    walk.visit(loop.body, body)
     flags: set[str] = set()  # `while not done: ... done = True`
     if isinstance(loop, cst.For):
         if not is_counter(loop.iter) or _picks_work(loop, body):
@@ -213,9 +214,9 @@ def _attempt_exits(attempt: cst.Try, loop: cst.For | cst.While, flags: set[str],
     its body or `else`, or a return/break right after it.  A long loop whose exit is
     elsewhere (an agent's turn loop) is not retrying this try."""
     inner = _Body(is_sleep)
-    attempt.body.visit(inner)
+    walk.visit(attempt.body, inner)
     if attempt.orelse is not None:
-        attempt.orelse.visit(inner)
+        walk.visit(attempt.orelse, inner)
     if inner.exits or flags & set(inner.assigned):
         return True
     statements = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
@@ -233,10 +234,10 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return []
     found = [node] if isinstance(node, cst.Call) else []
-    for child in node.children:
+    for child in walk.children(node):
         found += calls_in(child)
     return found
 
 
 def _inside(node: cst.CSTNode, tree: cst.CSTNode) -> bool:
-    return tree is node or any(_inside(node, child) for child in tree.children)
+    return tree is node or any(_inside(node, child) for child in walk.children(tree))

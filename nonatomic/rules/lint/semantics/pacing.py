@@ -25,6 +25,7 @@ from typing import Any
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.loops import calls_in, names_in
@@ -198,7 +199,7 @@ class _Rebinds(cst.CSTVisitor):
 
 def _rebinds(loop: cst.For | cst.While) -> _Rebinds:
     found = _Rebinds()
-    loop.body.visit(found)
+    walk.visit(loop.body, found)
     if isinstance(loop, cst.For):
         found._bind(loop.target, None)
     return found
@@ -206,7 +207,7 @@ def _rebinds(loop: cst.For | cst.While) -> _Rebinds:
 
 def _assignments(body: cst.CSTNode) -> dict[str, list[cst.BaseExpression]]:
     found = _Rebinds()
-    body.visit(found)
+    walk.visit(body, found)
     return found.values
 
 
@@ -232,7 +233,7 @@ def _references(node: cst.CSTNode) -> list[cst.BaseExpression]:
     """Names and attribute chains (`attempt`, `self.max_retries`) in an expression."""
     if isinstance(node, (cst.Name, cst.Attribute)):
         return [node]
-    return [ref for child in node.children for ref in _references(child)]
+    return [ref for child in walk.children(node) for ref in _references(child)]
 
 
 def _exit_tests(node: cst.CSTNode) -> list[cst.BaseExpression]:
@@ -249,7 +250,7 @@ def _ifs(node: cst.CSTNode) -> list[cst.If]:
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return []
     found = [node] if isinstance(node, cst.If) else []
-    return found + [branch for child in node.children for branch in _ifs(child)]
+    return found + [branch for child in walk.children(node) for branch in _ifs(child)]
 
 
 def _leaves(block: cst.BaseSuite | cst.CSTNode) -> bool:
@@ -436,12 +437,12 @@ def _handlers(node: cst.CSTNode) -> list[cst.ExceptHandler]:
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return []
     found = [node] if isinstance(node, cst.ExceptHandler) else []
-    return found + [h for child in node.children for h in _handlers(child)]
+    return found + [h for child in walk.children(node) for h in _handlers(child)]
 
 
 def _rebinds_in(node: cst.CSTNode) -> set[str]:
     found = _Rebinds()
-    node.visit(found)
+    walk.visit(node, found)
     return found.targets
 
 

@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
+
 # Calls that only look at what they are given.
 _INSPECTING = frozenset(
     {
@@ -98,7 +100,7 @@ def handles_tasks(
 ) -> bool:
     """Whether some read of `name` in `scope` (among those `considered`) does more than look."""
     uses = _Uses(name)
-    scope.visit(uses)
+    walk.visit(scope, uses)
     return any(_use_handles(node, ancestors) for node, ancestors in uses.found if considered(node))
 
 
@@ -198,5 +200,5 @@ class _ActiveCall(cst.CSTVisitor):
 
 def _calls_are_passive(node: cst.CSTNode) -> bool:
     finder = _ActiveCall()
-    node.visit(finder)
+    walk.visit(node, finder)
     return not finder.active

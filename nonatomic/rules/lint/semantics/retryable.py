@@ -17,6 +17,7 @@ from typing import Any
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.names import source
@@ -263,7 +264,7 @@ def _returns(node: cst.CSTNode) -> list[cst.Return]:
     if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         return []
     found = [node] if isinstance(node, cst.Return) else []
-    for child in node.children:
+    for child in walk.children(node):
         found += _returns(child)
     return found
 
@@ -273,7 +274,7 @@ def handlers_in(node: cst.CSTNode) -> list[cst.ExceptHandler]:
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
         return []
     found = [node] if isinstance(node, cst.ExceptHandler) else []
-    for child in node.children:
+    for child in walk.children(node):
         found += handlers_in(child)
     return found
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics.callees import dotted_name
 
 # Constructor (as `CalleeProvider` resolves it; bare when not imported) -> shown kind.
@@ -291,14 +292,14 @@ def scope_names(node: cst.FunctionDef | cst.Lambda | cst.ClassDef | cst.Module) 
     names = ScopeNames()
     if isinstance(node, cst.Module):
         for statement in node.body:
-            statement.visit(_Binder(names))
+            walk.visit(statement, _Binder(names))
         return names
     if isinstance(node, cst.ClassDef):
-        node.body.visit(_Binder(names))
+        walk.visit(node.body, _Binder(names))
         return names
     for param in parameters(node):
         names.bound.setdefault(param.name.value, param)
-    node.body.visit(_Binder(names))
+    walk.visit(node.body, _Binder(names))
     return names
 
 
@@ -383,7 +384,7 @@ class _DunderReader(cst.CSTVisitor):
 def _reads_dunder(body: cst.CSTNode, name: str) -> bool:
     """Whether the body reads `name.__name__` (or `__qualname__`, `__module__`)."""
     reader = _DunderReader(name)
-    body.visit(reader)
+    walk.visit(body, reader)
     return reader.found
 
 

@@ -16,6 +16,7 @@ from fnmatch import fnmatchcase
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics.loops import calls_in
 from nonatomic.rules.lint.semantics.model import CallSite, FunctionFacts, ModuleModel, Retried
 
@@ -133,7 +134,7 @@ class VolatileFinder:
 def _expressions(node: cst.CSTNode) -> list[cst.BaseExpression]:
     """The expressions directly under a non-expression node (`Arg`, `DictElement`, f-string parts)."""
     found = []
-    for child in node.children:
+    for child in walk.children(node):
         if isinstance(child, cst.BaseExpression):
             found.append(child)
         elif not isinstance(child, (cst.Lambda, cst.FunctionDef)):
