@@ -17,11 +17,19 @@ DEFAULT_EXCLUDES = [
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
-def _relative(path: Path, root: Path) -> str:
+def root_relative(path: Path, root: Path) -> str:
+    """What per-file-ignores match and fingerprints hold: the path from the root, or
+    the absolute path of a file outside it."""
+    resolved = path.resolve()
     try:
-        return path.resolve().relative_to(root).as_posix()
+        return resolved.relative_to(root).as_posix()
     except ValueError:
-        return path.resolve().as_posix().lstrip("/")
+        return resolved.as_posix()
+
+
+def _relative(path: Path, root: Path) -> str:
+    """The path gitignore patterns see (one outside the root as if it were under it)."""
+    return root_relative(path, root).lstrip("/")
 
 
 class _Ignorer:
@@ -56,39 +64,38 @@ class _Ignorer:
         return verdict
 
 
-def iter_python_files(paths: list[Path], root: Path, exclude: list[str]) -> Iterator[Path]:
-    """Files to lint, sorted and without repeats.  An explicit file is always linted."""
+def iter_python_files(paths: list[Path], root: Path, exclude: list[str]) -> Iterator[tuple[str, str]]:
+    """Files to lint, as (path to open, root-relative path), sorted and without repeats.
+    An explicit file is always linted.  Only the given paths are resolved, not every
+    file under them: on a warm cache that resolving was most of the run."""
     ignorer = _Ignorer(root, exclude)
-    seen: set[Path] = set()
-    found: list[Path] = []
+    found: dict[str, str] = {}
     for path in paths:
+        shown = root_relative(path, root)
         if path.is_file():
-            found.append(path)
+            found.setdefault(shown, str(path))
             continue
         ignorer.load_gitignores_down_to(path)
-        rel = _relative(path, root)
-        found.extend(_walk(path, "" if rel == "." else rel, ignorer))
-    for path in sorted(found):
-        key = path.resolve()
-        if key not in seen:
-            seen.add(key)
-            yield path
+        rel = shown.lstrip("/")
+        for child, relpath in _walk(str(path), "" if rel == "." else rel, ignorer):
+            found.setdefault(relpath if rel == shown else "/" + relpath, child)
+    for relpath in sorted(found):
+        yield found[relpath], relpath
 
 
-def _walk(directory: Path, rel: str, ignorer: _Ignorer) -> Iterator[Path]:
+def _walk(directory: str, rel: str, ignorer: _Ignorer) -> Iterator[tuple[str, str]]:
     try:
         entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
     except OSError:
         return
     if any(entry.name == ".gitignore" for entry in entries):
-        ignorer.load_gitignores_down_to(directory)
+        ignorer.load_gitignores_down_to(Path(directory))
     for entry in entries:
-        path = directory / entry.name
         child = f"{rel}/{entry.name}" if rel else entry.name
         is_dir = entry.is_dir(follow_symlinks=False)
         if ignorer.ignored(child, is_dir):
             continue
         if is_dir:
-            yield from _walk(path, child, ignorer)
+            yield from _walk(entry.path, child, ignorer)
         elif entry.name.endswith(PYTHON_SUFFIXES) and entry.is_file():
-            yield path
+            yield entry.path, child

@@ -59,19 +59,15 @@ def _run_job(job: _Job) -> tuple[_Job, str | None, FileResult | None, bytes | No
     return job, digest, lint_source(job.relpath, data, _PLAN, fix=fix, unsafe_fixes=unsafe), data if fix else None
 
 
-def display_path(path: Path) -> str:
+def display_path(path: str) -> str:
+    """The path as the user would type it: relative paths as walked, others relative to
+    the working directory when possible."""
+    if not os.path.isabs(path):
+        return os.path.normpath(path)
     try:
         return os.path.relpath(path)
     except ValueError:  # another drive on Windows
-        return str(path)
-
-
-def root_relative(path: Path, root: Path) -> str:
-    resolved = path.resolve()
-    try:
-        return resolved.relative_to(root).as_posix()
-    except ValueError:
-        return resolved.as_posix()
+        return path
 
 
 def lint_paths(
@@ -88,12 +84,12 @@ def lint_paths(
     report = LintReport()
     cache = LintCache(settings.root, settings.cache_key()) if use_cache and not fix else None
     todo: list[_Job] = []
-    for path in iter_python_files(paths, settings.root, settings.exclude):
+    for path, relpath in iter_python_files(paths, settings.root, settings.exclude):
         report.files += 1
-        job = _Job(display_path(path), root_relative(path, settings.root), None)
+        job = _Job(display_path(path), relpath, None)
         if cache is not None:
             try:
-                cached = cache.by_stat(job.relpath, path.stat())
+                cached = cache.by_stat(job.relpath, os.stat(path))
             except OSError:
                 cached = None
             if cached is not None:

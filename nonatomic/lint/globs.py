@@ -77,6 +77,13 @@ class PatternSet:
     def __init__(self, lines: list[str], base: str = "") -> None:
         self.base = base.strip("/")
         self.patterns = [p for p in map(Pattern.parse, lines) if p is not None]
+        # Without negations or directory-only patterns, any match ignores: one regex
+        # for the set (discovery asks this of every path it walks).
+        self._any = (
+            re.compile("|".join(f"(?:{p.regex.pattern})" for p in self.patterns))
+            if not any(p.negated or p.dir_only for p in self.patterns)
+            else None
+        )
 
     def match(self, relpath: str, is_dir: bool = False) -> bool | None:
         """True: ignored, False: re-included, None: no pattern says anything."""
@@ -84,6 +91,8 @@ class PatternSet:
             if not relpath.startswith(self.base + "/"):
                 return None
             relpath = relpath[len(self.base) + 1 :]
+        if self._any is not None:
+            return True if self.patterns and self._any.match(relpath) else None
         verdict = None
         for pattern in self.patterns:
             if pattern.dir_only and not is_dir and not _matches_parent(pattern, relpath):
