@@ -10,9 +10,8 @@ from typing import Any
 
 from nonatomic import __version__
 from nonatomic.config import ConfigError, find_pyproject, load_tool_table
-from nonatomic.rules.lint import all_rules
-from nonatomic.rules.lint.base import LintRule
-from nonatomic.rules.lint.semantics.tools import validate_tools_table
+from nonatomic.rules.lint.catalogue import CATALOGUE, Entry
+from nonatomic.rules.lint.semantics.tool_config import validate_tools_table
 
 _LIST_KEYS = ("select", "ignore", "exclude", "extend-exclude")
 _TABLE_KEYS = ("per-file-ignores", "tools", "replay")
@@ -50,7 +49,7 @@ def _codes_matching(spec: str, *, explicit_enables_off: bool) -> set[str]:
     spec = spec.strip().upper()
     if spec == "ALL":
         spec = "NA"
-    rules = all_rules()
+    rules = CATALOGUE
     exact = [r for r in rules if r.code == spec]
     if exact:
         return {r.code for r in exact if r.default_on or explicit_enables_off}
@@ -65,7 +64,7 @@ def select_codes(select: list[str] | None, ignore: list[str]) -> tuple[str, ...]
     under it; an exact code (`NA106`) enables that rule even when it is off by
     default; NA000 stays on unless ignored."""
     if select is None:
-        chosen = {r.code for r in all_rules() if r.default_on}
+        chosen = {r.code for r in CATALOGUE if r.default_on}
     else:
         chosen = set()
         for spec in select:
@@ -88,12 +87,12 @@ def _string_list(table: dict, key: str, where: Path | str) -> list[str]:
 
 
 def _rule_tables(table: dict, where: Path) -> dict[str, dict[str, Any]]:
-    by_key = {rule.name: rule for rule in all_rules()} | {rule.code: rule for rule in all_rules()}
+    by_key = {rule.name: rule for rule in CATALOGUE} | {rule.code: rule for rule in CATALOGUE}
     options: dict[str, dict[str, Any]] = {}
     for key, value in table.items():
         if key in _LIST_KEYS or key in _TABLE_KEYS or key in _SCALAR_KEYS:
             continue
-        rule: type[LintRule] | None = by_key.get(key) or by_key.get(key.upper())
+        rule: Entry | None = by_key.get(key) or by_key.get(key.upper())
         if rule is None:
             known = ", ".join([*_LIST_KEYS, *_TABLE_KEYS, *_SCALAR_KEYS, "<rule-name>"])
             raise ConfigError(f"{where}: unknown key `{key}` in [tool.nonatomic] (known: {known})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass
 
 
@@ -35,3 +36,7 @@ class RuleCrash:
     path: str
     code: str
     error: str
+
+
+def fingerprint(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]

@@ -11,7 +11,8 @@ from libcst.metadata import MetadataWrapper
 from nonatomic.config import ConfigError
 from nonatomic.lint.config import load_settings
 from nonatomic.rules.lint.semantics.retry import RetryProvider, named_like_retry
-from nonatomic.rules.lint.semantics.tools import ToolRegistry, validate_tools_table
+from nonatomic.rules.lint.semantics.tool_config import validate_tools_table
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
 
 def model_of(code: str):

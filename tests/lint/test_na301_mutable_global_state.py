@@ -190,9 +190,9 @@ def test_pylint_globals_functional_file(lint, tmp_path: Path):
 
 
 def test_prefilter_skips_modules_whose_containers_no_function_touches():
-    from nonatomic.rules.lint.na301_mutable_global_state import MutatedGlobalPrefilter
+    from nonatomic.rules.lint.prefilters import MutatedGlobal
 
-    prefilter = MutatedGlobalPrefilter()
+    prefilter = MutatedGlobal()
     untouched = b"__all__ = ['a']\nLIMITS = {'refund': 500}\n\ndef limit(tool):\n    return 1\n"
     assert not prefilter.search(untouched)
     for touched in (

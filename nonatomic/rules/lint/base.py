@@ -8,17 +8,15 @@ VALID and INVALID class attributes are test cases the suite runs.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import libcst as cst
-
-from nonatomic.rules.lint.walk import Metadata
 from libcst.metadata import CodeRange, PositionProvider
 
-SEVERITIES = ("error", "warning", "info")
+from nonatomic.rules.lint.catalogue import entry_for
+from nonatomic.rules.lint.walk import Metadata
 
 
 @dataclass(frozen=True)
@@ -52,17 +50,24 @@ class RuleContext:
 
 class LintRule(cst.BatchableCSTVisitor):
     code: ClassVar[str]
+    # From the rule's catalogue entry, with its prefilter and gate (see catalogue.py).
     name: ClassVar[str]
-    severity: ClassVar[str] = "warning"
-    default_on: ClassVar[bool] = True
-    # Bytes that must occur in a file for this rule to possibly fire; None: always run.
-    prefilter: ClassVar[re.Pattern[bytes] | None] = None
+    severity: ClassVar[str]
+    default_on: ClassVar[bool]
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[Invalid]] = []
     # Do not declare PositionProvider here: it is a whole code-generation pass per
     # file.  Use `self.line_of(node)` or `self.position_of(node)`, computed only if
     # some rule asks for them.
     METADATA_DEPENDENCIES: tuple = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" in vars(cls):
+            entry = entry_for(cls.code)
+            if entry is None:
+                raise TypeError(f"{cls.__name__}: {cls.code} is not in the catalogue")
+            cls.name, cls.severity, cls.default_on = entry.name, entry.severity, entry.default_on
 
     def __init__(self, context: RuleContext | None = None) -> None:
         super().__init__()
@@ -101,48 +106,3 @@ class LintRule(cst.BatchableCSTVisitor):
         doc = cls.documentation()
         body = doc.split("## What it does", 1)[-1].strip().split("\n\n", 1)[0]
         return " ".join(body.split())
-
-    @classmethod
-    def build_prefilter(cls, options: dict[str, Any]) -> re.Pattern[bytes] | None:
-        """The prefilter under these options (rules whose trigger words are configurable override this)."""
-        return cls.prefilter
-
-    @classmethod
-    def prefilter_for(cls, words: list[str]) -> re.Pattern[bytes]:
-        """A prefilter matching any of `words` as a whole word."""
-        alternatives = "|".join(sorted({re.escape(w) for w in words}))
-        return re.compile(rb"\b(?:" + alternatives.encode() + rb")\b")
-
-    @classmethod
-    def prefilter_for_imports(cls, modules: list[str]) -> re.Pattern[bytes]:
-        """A prefilter matching a file that imports one of `modules` (top-level names):
-        a call can only resolve to `requests.post` where `requests` is imported."""
-        roots = "|".join(sorted({re.escape(m.split(".", 1)[0]) for m in modules}))
-        return re.compile(
-            rb"(?m)^(?:\xef\xbb\xbf)?[ \t]*(?:from[ \t]+(?:" + roots.encode() + rb")\b|import[ \t][^\n]*\b(?:"
-            + roots.encode() + rb")\b)"
-        )
-
-    @classmethod
-    def prefilter_for_all(cls, *patterns: bytes) -> re.Pattern[bytes]:
-        """A prefilter matching a file that contains every one of `patterns` (anchored at
-        the start, so a search scans the file once per pattern)."""
-        lookaheads = b"".join(rb"(?=[\s\S]*?(?:" + pattern + rb"))" for pattern in patterns)
-        return re.compile(rb"\A" + lookaheads)
-
-
-@dataclass(frozen=True)
-class SpellingPrefilter:
-    """A prefilter for names spelled many ways (`Idempotency-Key`, `idempotency_key`,
-    `IdempotencyKey`): a file passes when its text, lower-cased and without `-` and `_`,
-    contains one of `spellings` (given in that normal form) and `also` matches.  Plain
-    substring tests: a case-insensitive regex alternation is ten times slower."""
-
-    spellings: tuple[bytes, ...]
-    also: re.Pattern[bytes] | None = None
-
-    def search(self, data: bytes) -> bool:
-        if self.also is not None and not self.also.search(data):
-            return False
-        text = data.lower().replace(b"-", b"").replace(b"_", b"")
-        return any(spelling in text for spelling in self.spellings)

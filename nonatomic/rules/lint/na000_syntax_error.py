@@ -29,8 +29,6 @@ class SyntaxError_(LintRule):
     """
 
     code = "NA000"
-    name = "syntax-error"
-    severity = "error"
     VALID = ["def refund(order_id):\n    return order_id\n"]
     INVALID = [
         Invalid("def refund(order_id)\n    return order_id\n", line=1),

@@ -8,12 +8,8 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.model import Retried
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.retry import RetryProvider
-from nonatomic.rules.lint.semantics.tools import LEVELS, ToolRegistry
-
-# A file with none of these words has no retry construct the rule can see: a
-# library construct names itself, a hand-written loop sleeps, counts attempts or
-# catches the failure.
-RETRY_WORDS = rb"(?i)retr(?:y|ies|ying)|attempt|tries|backoff|stamina|sleep|\bexcept\b"
+from nonatomic.rules.lint.semantics.tool_config import LEVELS
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
 
 class RetryWriteWithoutIdempotencyKey(LintRule):
@@ -82,9 +78,6 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     """
 
     code = "NA101"
-    name = "retry-write-without-idempotency-key"
-    severity = "error"
-    prefilter = re.compile(RETRY_WORDS)
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [

@@ -4,15 +4,13 @@ import re
 
 import libcst as cst
 
-from nonatomic.rules.lint.base import Invalid, LintRule, SpellingPrefilter
+from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
 from nonatomic.rules.lint.semantics.retry import RetryProvider
-from nonatomic.rules.lint.semantics.tools import ToolRegistry, normal_key, tool_pack
+from nonatomic.rules.lint.semantics.tool_config import normal_key
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
 from nonatomic.rules.lint.semantics.volatile import Source, VolatileFinder
 
-# Values that differ per evaluation, as a file spells them (`from uuid import uuid4`,
-# `datetime.now()`, `random.random()`, `secrets.token_hex()`, `ulid.new()`).
-_VOLATILE_WORDS = re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid")
 # Key spellings that are as often a tracing id, fresh per request by design: a
 # fresh one is only a finding when the user's tool registry lists it as a key.
 _TRACING_IDS = ("request_id", "x-request-id")
@@ -71,8 +69,6 @@ class VolatileIdempotencyKey(LintRule):
     """
 
     code = "NA102"
-    name = "volatile-idempotency-key"
-    severity = "error"
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
@@ -160,13 +156,6 @@ class VolatileIdempotencyKey(LintRule):
         declared = {normal_key(k) for k in (table or {}).get("idempotency_keys", [])}
         tracing = self.context.options.get("tracing-ids", list(_TRACING_IDS))
         self.tracing = frozenset(normal_key(name) for name in tracing) - declared
-
-    @classmethod
-    def build_prefilter(cls, options):
-        # The shipped key spellings only: prefilters are built from the rule's options,
-        # and a key spelling added in [tool.nonatomic.tools] is not among them.
-        spellings = tool_pack()["idempotency_keys"]
-        return SpellingPrefilter(tuple(normal_key(s).encode() for s in spellings), _VOLATILE_WORDS)
 
     def visit_Module(self, node: cst.Module) -> None:
         model = self.get_metadata(RetryProvider, node)

@@ -6,7 +6,6 @@ import libcst as cst
 
 from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.na101_retry_write_without_idempotency_key import RETRY_WORDS
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.retry import RetryProvider
@@ -78,9 +77,6 @@ class RetryOnNonRetryable(LintRule):
     """
 
     code = "NA103"
-    name = "retry-on-non-retryable"
-    severity = "warning"
-    prefilter = re.compile(RETRY_WORDS)
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [

@@ -91,10 +91,6 @@ class RetryWithoutBackoff(LintRule):
     """
 
     code = "NA104"
-    name = "retry-without-backoff"
-    severity = "warning"
-    # A retry library names itself; a hand-written loop sleeps, or names its attempts.
-    prefilter = re.compile(rb"(?i:retr(?:y|ies|ying)|attempt|tries)|backoff|stamina|RetryPolicy|sleep\(")
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [

@@ -77,11 +77,6 @@ class UnboundedRetry(LintRule):
     """
 
     code = "NA105"
-    name = "unbounded-retry"
-    severity = "warning"
-    # A retry library names itself; a hand-written unbounded loop is a `while`
-    # or an endless counter.
-    prefilter = re.compile(rb"(?i:retr(?:y|ies|ying))|backoff|stamina|RetryPolicy|\bwhile\b|\bcount\(|\brepeat\(")
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [

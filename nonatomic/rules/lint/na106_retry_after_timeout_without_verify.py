@@ -61,14 +61,6 @@ class RetryAfterTimeoutWithoutVerify(LintRule):
     """
 
     code = "NA106"
-    name = "retry-after-timeout-without-verify"
-    severity = "warning"
-    default_on = False
-    # A timeout exception must be named (`socket.timeout` is the one lower-case spelling).
-    prefilter = re.compile(
-        rb"\b(?:" + "|".join(n for n in pack()["timeout_exceptions"] if n != "timeout").encode()
-        + rb")\b|\bsocket\.timeout\b"
-    )
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [

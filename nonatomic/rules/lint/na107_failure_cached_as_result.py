@@ -93,11 +93,6 @@ class FailureCachedAsResult(LintRule):
     """
 
     code = "NA107"
-    name = "failure-cached-as-result"
-    severity = "error"
-    prefilter = LintRule.prefilter_for_all(
-        rb"\bexcept\b", rb"(?i:idem|dedup|result|response|replay|outcome|cache|memo)"
-    )
 
     VALID = [
         # Cached after success only.

@@ -1,48 +1,13 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
-from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.semantics.timeouts import load_specs
 
 DEFAULT_FIX_TIMEOUT = 30
-
-
-@dataclass(frozen=True)
-class TimeoutSpec:
-    keywords: tuple[str, ...]
-    position: int | None
-    when: str  # "missing" or "none"
-    why: str
-    fixable: bool = False
-    nonblocking: tuple[str, int | None] | None = None
-
-
-def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
-    """Callee name -> what makes the call bounded; the shipped pack plus `extra`."""
-    specs: dict[str, TimeoutSpec] = {}
-    for entry in [*load_pack("timeouts")["calls"], *(extra or [])]:
-        if isinstance(entry, str):  # a user's bare "module.func": needs `timeout=`
-            entry = {"names": [entry]}
-        keywords = entry.get("keyword", "timeout")
-        nonblocking = entry.get("nonblocking")
-        spec = TimeoutSpec(
-            keywords=tuple([keywords] if isinstance(keywords, str) else keywords),
-            position=entry.get("position"),
-            when=entry.get("when", "missing"),
-            why=entry.get("why", "it can block forever"),
-            fixable=bool(entry.get("fixable", False)),
-            nonblocking=(nonblocking["keyword"], nonblocking.get("position"))
-            if nonblocking
-            else None,
-        )
-        for name in entry["names"]:
-            specs[name] = spec
-    return specs
 
 
 class CallWithoutTimeout(LintRule):
@@ -97,8 +62,6 @@ class CallWithoutTimeout(LintRule):
     """
 
     code = "NA201"
-    name = "call-without-timeout"
-    severity = "error"
     METADATA_DEPENDENCIES = (CalleeProvider,)
 
     VALID = [
@@ -178,10 +141,6 @@ class CallWithoutTimeout(LintRule):
         self.specs = load_specs(options.get("extra-calls"))
         self.ignored = set(options.get("ignore-calls", ()))
         self.fix_timeout = options.get("fix-timeout", DEFAULT_FIX_TIMEOUT)
-
-    @classmethod
-    def build_prefilter(cls, options: dict):
-        return cls.prefilter_for_imports([*load_specs(options.get("extra-calls"))])
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.get_metadata(CalleeProvider, node, None)

@@ -6,7 +6,6 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.agents import (
-    PREFILTER as AGENT_PREFILTER,
     RUN_METHOD_NAMES,
     agent_run,
     is_deadline,
@@ -69,10 +68,6 @@ class AgentRunWithoutDeadline(LintRule):
     """
 
     code = "NA202"
-    name = "agent-run-without-deadline"
-    severity = "warning"
-    default_on = False
-    prefilter = AGENT_PREFILTER
     METADATA_DEPENDENCIES = (CalleeProvider,)
 
     VALID = [

@@ -96,9 +96,6 @@ class TimeoutWithoutCancel(LintRule):
     """
 
     code = "NA203"
-    name = "timeout-without-cancel"
-    severity = "warning"
-    prefilter = re.compile(rb"\bwait\b|\.result\(|\bshield\b")
     METADATA_DEPENDENCIES = (CalleeProvider,)
 
     VALID = [

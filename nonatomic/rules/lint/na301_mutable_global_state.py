@@ -14,39 +14,6 @@ _Function = cst.FunctionDef | cst.Lambda
 _RUNTIME = "<runtime>"
 
 
-class MutatedGlobalPrefilter:
-    """Whether a file can hold NA301 at all, from its bytes: a `global` statement, or
-    an unindented `NAME = <container>` whose NAME is later used inside a function
-    (an indented or lambda line) through a subscript, an attribute (a method, or
-    `.get(k).clear()`) or an augmented assignment.  Modules whose containers are
-    only `__all__` or tables no function touches are never parsed for this rule."""
-
-    _GLOBAL = re.compile(rb"(?m)^[ \t]+global[ \t]")
-    _DEFINITION = re.compile(
-        rb"(?m)^((?:\w+(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*)+)"
-        rb"(?:[{\[]|(?:[\w.]+\.)?(?:dict|list|set|bytearray|defaultdict|OrderedDict|Counter|deque"
-        rb"|ChainMap|Weak\w+)\()"
-    )
-    _NAME = re.compile(rb"(\w+)(?:[ \t]*:[^=\n]*)?[ \t]*=")
-    _USE = rb"[ \t]*(?:\[|\.|(?:\+|-|\*|/|//|%|\||&|\^|<<|>>|@)=)"
-
-    def search(self, data: bytes) -> bool:
-        if self._GLOBAL.search(data):
-            return True
-        names = {
-            name
-            for match in self._DEFINITION.finditer(data)
-            for name in self._NAME.findall(match.group(1))
-        } - {b"__all__"}
-        if not names:
-            return False
-        alternatives = b"|".join(re.escape(name) for name in sorted(names))
-        used = re.compile(
-            rb"(?m)^(?:[ \t]+|.*\blambda\b).*?(?<![\w.])(?:" + alternatives + rb")" + self._USE
-        )
-        return used.search(data) is not None
-
-
 class MutableGlobalState(state.ScopeTracker, LintRule):
     """
     ## What it does
@@ -119,10 +86,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     """
 
     code = "NA301"
-    name = "mutable-global-state"
-    severity = "warning"
     METADATA_DEPENDENCIES = (CalleeProvider,)
-    prefilter = MutatedGlobalPrefilter()
 
     VALID = [
         # Only read.

@@ -86,15 +86,7 @@ class MutableClassState(state.ScopeTracker, LintRule):
     """
 
     code = "NA302"
-    name = "mutable-class-state"
-    severity = "warning"
     METADATA_DEPENDENCIES = (CalleeProvider,)
-    # A class-body `NAME = <container>` one level in, plus a `self.` or `cls.` to mutate it through.
-    prefilter = re.compile(
-        rb"(?ms)\A(?=.*?\b(?:self|cls)\.).*?^(?: {4}|\t)\w+(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*(?:\w+[ \t]*=[ \t]*)*"
-        rb"(?:[{\[]|(?:[\w.]+\.)?(?:dict|list|set|bytearray|defaultdict|OrderedDict|Counter|deque"
-        rb"|ChainMap|Weak\w+)\()"
-    )
 
     VALID = [
         # Assigned per instance in __init__: the class attribute is only a default.

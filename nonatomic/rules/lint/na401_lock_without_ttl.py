@@ -6,7 +6,6 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
 from nonatomic.rules.lint.semantics.redis import (
-    PREFILTER as REDIS_PREFILTER,
     TTL_KEYWORDS,
     RedisCall,
     RedisCallProvider,
@@ -79,9 +78,6 @@ class LockWithoutTtl(LintRule):
     """
 
     code = "NA401"
-    name = "lock-without-ttl"
-    severity = "error"
-    prefilter = REDIS_PREFILTER
     METADATA_DEPENDENCIES = (CalleeProvider, RedisCallProvider)
 
     VALID = [

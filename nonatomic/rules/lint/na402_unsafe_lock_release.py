@@ -7,7 +7,6 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.redis import (
-    PREFILTER as REDIS_PREFILTER,
     Key,
     RedisCall,
     RedisCallProvider,
@@ -108,9 +107,6 @@ class UnsafeLockRelease(LintRule):
     """
 
     code = "NA402"
-    name = "unsafe-lock-release"
-    severity = "error"
-    prefilter = REDIS_PREFILTER
     METADATA_DEPENDENCIES = (RedisCallProvider,)
 
     VALID = [

@@ -8,7 +8,6 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.redis import (
-    PREFILTER as REDIS_PREFILTER,
     TTL_KEYWORDS,
     Key,
     RedisCall,
@@ -79,10 +78,6 @@ class StateWithoutTtl(LintRule):
     """
 
     code = "NA403"
-    name = "state-without-ttl"
-    severity = "warning"
-    default_on = False
-    prefilter = REDIS_PREFILTER
     METADATA_DEPENDENCIES = (RedisCallProvider,)
 
     VALID = [

@@ -37,13 +37,6 @@ RUN_FUNCTIONS = frozenset(
     {f"{module}.Runner.{method}" for module in ("agents", "agents.run") for method in ("run", "run_sync", "run_streamed")}
 )
 _AGENT_WORDS = frozenset({"graph", "agent", "workflow", "supervisor", "swarm"})
-# What a file must contain to hold a run: a constructor of the types above, the
-# Runner, kickoff, or an agent-named receiver of a graph method.
-PREFILTER = re.compile(
-    rb"\bRunner\b|kickoff|StateGraph|MessageGraph|create_react_agent|create_agent|create_supervisor"
-    rb"|create_swarm|AgentExecutor|initialize_agent|smolagents|pydantic_ai"
-    rb"|(?i:graph|agent|workflow|supervisor|swarm)\w*(?:\(\))?\.a?(?:invoke|stream)\b"
-)
 # Deadlines: context managers and wrappers that cancel what runs inside them in time.
 _DEADLINE_NAMES = frozenset({"fail_after", "fail_at", "move_on_after", "move_on_at"})
 _WAIT_FOR_TIMEOUT_POSITION = 1

@@ -35,8 +35,6 @@ from nonatomic.rules.lint.semantics.names import source
 # Type names (see objects.yaml) whose methods are Redis commands.
 CLIENT_TYPES = ("redis.Redis", "redis.Pipeline", "redis.JSON")
 CLIENT_MODULES = frozenset({"redis", "aioredis"})
-# What a file must contain for any of its calls to be recognised (imports, client names).
-PREFILTER = re.compile(rb"[Rr]edis")
 TTL_KEYWORDS = ("ex", "px", "exat", "pxat")
 # Keyword arguments each command accepts in redis-py: anything else is another API.
 _KEYWORDS = {

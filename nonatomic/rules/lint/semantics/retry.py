@@ -33,7 +33,7 @@ from nonatomic.rules.lint.semantics.model import (
 )
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.names import word_list
-from nonatomic.rules.lint.semantics.tools import tool_pack
+from nonatomic.rules.lint.semantics.tool_config import tool_pack
 
 
 @dataclass(frozen=True)

@@ -31,50 +31,9 @@ from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
 from nonatomic.rules.lint.semantics.names import word_list
-from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.semantics.tool_config import LEVELS, normal_key, tool_pack
 
-LEVELS = ("none", "low", "high", "irreversible")
 _HTTP_WRITES = {"POST", "PUT", "PATCH", "DELETE"}
-_TABLE_LISTS = ("write", "read", "idempotency_keys")
-
-
-def tool_pack() -> dict[str, Any]:
-    return load_pack("tools")
-
-
-
-def normal_key(name: str) -> str:
-    """A key spelling as compared: `Idempotency-Key`, `idempotency_key` -> "idempotencykey"."""
-    return name.replace("-", "").replace("_", "").lower()
-
-
-def validate_tools_table(table: Any) -> list[str]:
-    """What is wrong with a `[tool.nonatomic.tools]` table (empty when nothing)."""
-    if not isinstance(table, Mapping):
-        return ["[tool.nonatomic.tools] must be a table"]
-    errors = []
-    for key, value in table.items():
-        if key in _TABLE_LISTS:
-            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-                errors.append(f"[tool.nonatomic.tools] `{key}` must be a list of names")
-        elif key == "levels":
-            if not isinstance(value, Mapping):
-                errors.append("[tool.nonatomic.tools] `levels` must be a table of name = level")
-                continue
-            for name, level in value.items():
-                if level not in LEVELS:
-                    errors.append(
-                        f"[tool.nonatomic.tools.levels] `{name}`: level must be one of {', '.join(LEVELS)}"
-                    )
-        elif key == "types":
-            if not isinstance(value, Mapping) or not all(
-                isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()
-            ):
-                errors.append("[tool.nonatomic.tools] `types` must be a table of type = [constructors]")
-        else:
-            known = ", ".join([*_TABLE_LISTS, "levels", "types"])
-            errors.append(f"[tool.nonatomic.tools] unknown key `{key}` (known: {known})")
-    return errors
 
 
 @dataclass(frozen=True)

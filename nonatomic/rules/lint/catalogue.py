@@ -1,0 +1,135 @@
+"""The lint catalogue as the engine sees it before importing any rule.
+
+For each code: its name, severity and default, and when it can fire at all — a
+prefilter over the file's bytes and, for some rules, a gate over CPython's syntax
+tree (built anyway for the syntax check).  Only a file that some enabled rule's
+trigger passes is parsed by libcst, and only then are the rule modules imported:
+linting a clean file never pays for libcst.  (ruff keeps a registry like this one
+beside its rules.)  A rule's module is named by its code and name
+(`na201_call_without_timeout.py`) and holds its documentation, cases and visitor.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from nonatomic.rules.lint import prefilters
+from nonatomic.rules.lint.prefilters import Prefilter
+from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
+from nonatomic.rules.lint.semantics.tool_config import normal_key, tool_pack
+
+Options = dict[str, Any]
+Gate = Callable[[ast.Module], bool]
+
+
+def _never(options: Options) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Entry:
+    code: str
+    name: str
+    severity: str
+    default_on: bool = True
+    # options -> what a file's bytes must match for the rule to fire (None: always run)
+    prefilter: Callable[[Options], Prefilter | None] = _never
+    # options -> what CPython's tree of a file must satisfy (None: no such test)
+    gate: Callable[[Options], Gate | None] = _never
+
+    @property
+    def module(self) -> str:
+        return f"{__package__}.{self.code.lower()}_{self.name.replace('-', '_')}"
+
+
+def _regex(pattern: bytes) -> Callable[[Options], re.Pattern[bytes]]:
+    return lambda options: re.compile(pattern)
+
+
+# A file with none of these words has no retry construct the rule can see: a library
+# construct names itself, a hand-written loop sleeps, counts attempts or catches the failure.
+_RETRY_WORDS = _regex(rb"(?i)retr(?:y|ies|ying)|attempt|tries|backoff|stamina|sleep|\bexcept\b")
+# What a file must contain for any of its calls to be Redis commands (imports, client names).
+_REDIS = _regex(rb"[Rr]edis")
+
+
+def _key_spellings(options: Options) -> Prefilter:
+    # The shipped key spellings only: a spelling added in [tool.nonatomic.tools] is
+    # not an option of this rule.
+    spellings = tuple(normal_key(s).encode() for s in tool_pack()["idempotency_keys"])
+    # Values that differ per evaluation, as a file spells them (`from uuid import uuid4`,
+    # `datetime.now()`, `random.random()`, `secrets.token_hex()`, `ulid.new()`).
+    return prefilters.Spellings(spellings, re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid"))
+
+
+def _named_timeouts(options: Options) -> Prefilter:
+    # A timeout exception must be named (`socket.timeout` is the one lower-case spelling).
+    names = [n for n in load_pack("non_retryable")["timeout_exceptions"] if n != "timeout"]
+    return re.compile(rb"\b(?:" + "|".join(names).encode() + rb")\b|\bsocket\.timeout\b")
+
+
+def _timeout_imports(options: Options) -> Prefilter:
+    return prefilters.imports([*load_specs(options.get("extra-calls"))])
+
+
+def _unbounded_calls(options: Options) -> Gate:
+    return UnboundedCallGate(load_specs(options.get("extra-calls")))
+
+
+CATALOGUE: tuple[Entry, ...] = (
+    Entry("NA000", "syntax-error", "error"),
+    Entry("NA101", "retry-write-without-idempotency-key", "error", prefilter=_RETRY_WORDS),
+    Entry("NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings),
+    Entry("NA103", "retry-on-non-retryable", "warning", prefilter=_RETRY_WORDS),
+    Entry(
+        "NA104", "retry-without-backoff", "warning",
+        prefilter=_regex(rb"(?i:retr(?:y|ies|ying)|attempt|tries)|backoff|stamina|RetryPolicy|sleep\("),
+    ),
+    Entry(
+        "NA105", "unbounded-retry", "warning",
+        # A retry library names itself; a hand-written unbounded loop is a `while` or an endless counter.
+        prefilter=_regex(rb"(?i:retr(?:y|ies|ying))|backoff|stamina|RetryPolicy|\bwhile\b|\bcount\(|\brepeat\("),
+    ),
+    Entry("NA106", "retry-after-timeout-without-verify", "warning", default_on=False, prefilter=_named_timeouts),
+    Entry(
+        "NA107", "failure-cached-as-result", "error",
+        prefilter=lambda options: prefilters.all_of(
+            rb"\bexcept\b", rb"(?i:idem|dedup|result|response|replay|outcome|cache|memo)"
+        ),
+    ),
+    Entry("NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls),
+    Entry(
+        "NA202", "agent-run-without-deadline", "warning", default_on=False,
+        # A run needs an agent constructor, the Runner, kickoff, or an agent-named
+        # receiver of a graph method.
+        prefilter=_regex(
+            rb"\bRunner\b|kickoff|StateGraph|MessageGraph|create_react_agent|create_agent|create_supervisor"
+            rb"|create_swarm|AgentExecutor|initialize_agent|smolagents|pydantic_ai"
+            rb"|(?i:graph|agent|workflow|supervisor|swarm)\w*(?:\(\))?\.a?(?:invoke|stream)\b"
+        ),
+    ),
+    Entry("NA203", "timeout-without-cancel", "warning", prefilter=_regex(rb"\bwait\b|\.result\(|\bshield\b")),
+    Entry("NA301", "mutable-global-state", "warning", prefilter=lambda options: prefilters.MutatedGlobal()),
+    Entry(
+        "NA302", "mutable-class-state", "warning",
+        # A class-body `NAME = <container>` one level in, plus a `self.` or `cls.` to mutate it through.
+        prefilter=_regex(
+            rb"(?ms)\A(?=.*?\b(?:self|cls)\.).*?^(?: {4}|\t)\w+(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*(?:\w+[ \t]*=[ \t]*)*"
+            rb"(?:[{\[]|(?:[\w.]+\.)?(?:dict|list|set|bytearray|defaultdict|OrderedDict|Counter|deque"
+            rb"|ChainMap|Weak\w+)\()"
+        ),
+    ),
+    Entry("NA401", "lock-without-ttl", "error", prefilter=_REDIS),
+    Entry("NA402", "unsafe-lock-release", "error", prefilter=_REDIS),
+    Entry("NA403", "state-without-ttl", "warning", default_on=False, prefilter=_REDIS),
+)
+_BY_CODE = {entry.code: entry for entry in CATALOGUE}
+
+
+def entry_for(code: str) -> Entry | None:
+    return _BY_CODE.get(code.upper())

@@ -1,0 +1,82 @@
+"""Prefilters: what must occur in a file's bytes for a rule to possibly fire.
+
+They run on every file, before any parse, so they are plain regexes and substring
+tests; the catalogue gives each rule its own.  No libcst here: a file that no
+enabled rule's prefilter passes never loads it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class Prefilter(Protocol):
+    def search(self, data: bytes) -> object: ...
+
+
+def imports(modules: list[str]) -> re.Pattern[bytes]:
+    """A file that imports one of `modules` (their top-level names): a call can only
+    resolve to `requests.post` where `requests` is imported."""
+    roots = "|".join(sorted({re.escape(m.split(".", 1)[0]) for m in modules}))
+    return re.compile(
+        rb"(?m)^(?:\xef\xbb\xbf)?[ \t]*(?:from[ \t]+(?:" + roots.encode() + rb")\b|import[ \t][^\n]*\b(?:"
+        + roots.encode() + rb")\b)"
+    )
+
+
+def all_of(*patterns: bytes) -> re.Pattern[bytes]:
+    """A file that contains every one of `patterns` (anchored at the start, so a
+    search scans the file once per pattern)."""
+    lookaheads = b"".join(rb"(?=[\s\S]*?(?:" + pattern + rb"))" for pattern in patterns)
+    return re.compile(rb"\A" + lookaheads)
+
+
+@dataclass(frozen=True)
+class Spellings:
+    """Names spelled many ways (`Idempotency-Key`, `idempotency_key`, `IdempotencyKey`):
+    a file passes when its text, lower-cased and without `-` and `_`, contains one of
+    `spellings` (given in that normal form) and `also` matches.  Plain substring
+    tests: a case-insensitive regex alternation is ten times slower."""
+
+    spellings: tuple[bytes, ...]
+    also: re.Pattern[bytes] | None = None
+
+    def search(self, data: bytes) -> bool:
+        if self.also is not None and not self.also.search(data):
+            return False
+        text = data.lower().replace(b"-", b"").replace(b"_", b"")
+        return any(spelling in text for spelling in self.spellings)
+
+
+class MutatedGlobal:
+    """A `global` statement, or an unindented `NAME = <container>` whose NAME is later
+    used inside a function (an indented or lambda line) through a subscript, an
+    attribute (a method, or `.get(k).clear()`) or an augmented assignment.  Modules
+    whose containers are only `__all__` or tables no function touches do not pass."""
+
+    _GLOBAL = re.compile(rb"(?m)^[ \t]+global[ \t]")
+    _DEFINITION = re.compile(
+        rb"(?m)^((?:\w+(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*)+)"
+        rb"(?:[{\[]|(?:[\w.]+\.)?(?:dict|list|set|bytearray|defaultdict|OrderedDict|Counter|deque"
+        rb"|ChainMap|Weak\w+)\()"
+    )
+    _NAME = re.compile(rb"(\w+)(?:[ \t]*:[^=\n]*)?[ \t]*=")
+    _USE = rb"[ \t]*(?:\[|\.|(?:\+|-|\*|/|//|%|\||&|\^|<<|>>|@)=)"
+
+    def search(self, data: bytes) -> bool:
+        if self._GLOBAL.search(data):
+            return True
+        names = {
+            name
+            for match in self._DEFINITION.finditer(data)
+            for name in self._NAME.findall(match.group(1))
+        } - {b"__all__"}
+        if not names:
+            return False
+        alternatives = b"|".join(re.escape(name) for name in sorted(names))
+        used = re.compile(
+            rb"(?m)^(?:[ \t]+|.*\blambda\b).*?(?<![\w.])(?:" + alternatives + rb")" + self._USE
+        )
+        return used.search(data) is not None
