@@ -13,8 +13,6 @@ has it).
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from nonatomic.rules.lint.semantics import calls

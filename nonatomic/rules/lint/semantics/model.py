@@ -12,6 +12,7 @@ from typing import Any
 
 import libcst as cst
 
+
 @dataclass(eq=False)
 class RetryScope:
     # decorator: a retry decorator on a function; loop: a hand-written `for`/`while`

@@ -22,7 +22,6 @@ look-alike cache API, whatever its receiver is called.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import libcst as cst

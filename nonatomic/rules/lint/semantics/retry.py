@@ -31,8 +31,8 @@ from nonatomic.rules.lint.semantics.model import (
     Retried,
     RetryScope,
 )
-from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.names import word_list
+from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.tool_config import tool_pack
 
 
