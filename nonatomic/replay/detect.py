@@ -8,10 +8,10 @@ into findings.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import posixpath
 import re
-import string
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -54,7 +54,7 @@ def run_detectors(
             raw, evidence = _run(con, detectors, stages, params)
         finally:
             for stage in reversed(stages):
-                con.execute(f"DROP TABLE IF EXISTS {stage.name}")
+                con.execute(f"DROP {_kind(stage)} IF EXISTS {stage.name}")
     return shape_findings(raw, evidence)
 
 
@@ -66,15 +66,19 @@ def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict
     return sorted((_finding(detector, row, evidence) for detector, row in raw), key=_sort_key)
 
 
+def _kind(stage: Stage) -> str:
+    return "TABLE" if stage.materialized else "VIEW"
+
+
 def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> tuple[list, dict]:
     raw: list[tuple[Detector, dict]] = []
     kept = list(stages)
     for i, stage in enumerate(stages):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {stage.name} AS {stage.sql}")
+        con.execute(f"CREATE OR REPLACE TEMP {_kind(stage)} {stage.name} AS {stage.sql}")
         # Free a stage once nothing left reads it (nr_events, the largest, after the stages built on it).
         for done in list(kept):
             if not _read_later(done, stages[i + 1:], detectors):
-                con.execute(f"DROP TABLE {done.name}")
+                con.execute(f"DROP {_kind(done)} {done.name}")
                 kept.remove(done)
     for detector in detectors:
         cursor = con.execute(detector.sql, {p: params[p] for p in detector.parameters()})
@@ -220,7 +224,7 @@ def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
         "severity": severity,
         "task_id": row["task_id"],
         "step": row["step"],
-        "message": _MESSAGE.format(template, **fields),
+        "message": template.format_map({k: _Field(v) for k, v in fields.items()}),
         "ts": evidence[row["anchor_id"]]["ts"],
         "events": events,
     }
@@ -231,9 +235,15 @@ def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
 def fingerprint(finding: Mapping) -> str:
     """A stable id of a finding: its code, task, step and witness lines (not event ids,
     which depend on ingest order, nor the directory the logs were read from)."""
-    witnesses = sorted(f"{posixpath.basename(str(e['file']).replace(chr(92), '/'))}:{e['line']}" for e in finding["events"])
+    witnesses = sorted(f"{_file_name(e['file'])}:{e['line']}" for e in finding["events"])
     key = "\x1f".join([finding["code"], finding["task_id"], str(finding["step"]), *witnesses])
     return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=1024)
+def _file_name(file: str) -> str:
+    # Cached: a run's findings cite a few files many times over.
+    return posixpath.basename(str(file).replace("\\", "/"))
 
 
 def _sort_key(finding: dict) -> tuple:
@@ -241,18 +251,24 @@ def _sort_key(finding: dict) -> tuple:
     return (finding["task_id"], finding["ts"], finding["code"], step is not None, step or 0, finding["fingerprint"])
 
 
-class _MessageFormatter(string.Formatter):
-    """str.format with `:dur` (milliseconds as a human duration) and None shown as '?'."""
+class _Field:
+    """A message field for str.format: `:dur` (milliseconds as a human duration), None shown as '?'.
 
-    def format_field(self, value, format_spec):
-        if value is None:
+    A wrapper keeps formatting in C's str.format (a string.Formatter subclass
+    parses every template in Python, the larger part of shaping many findings).
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __format__(self, format_spec: str) -> str:
+        if self.value is None:
             return "?"
         if format_spec == "dur":
-            return duration(value)
-        return super().format_field(value, format_spec)
-
-
-_MESSAGE = _MessageFormatter()
+            return duration(self.value)
+        return format(self.value, format_spec)
 
 
 def duration(ms: float) -> str:

@@ -2,7 +2,8 @@
 
 Each stage is a named query the engine materialises once per run (as a
 temporary table) before the detectors that need it, so twelve detectors do
-not pair the same ten million events twelve times.  Stages take no
+not pair the same ten million events twelve times; a stage that is only a
+filter of `events` stays a view (`Stage.materialized`).  Stages take no
 parameters; detectors apply their settings.
 
 Model (the detectors' documentation refers to these terms):
@@ -42,6 +43,8 @@ class Stage:
     name: str
     sql: str
     requires: tuple[str, ...] = ()
+    materialized: bool = True
+    """False: a view its readers inline (a filter and projection they each push into their own scan)."""
 
 
 KEPT_OPS = "op IN ('call', 'rollback', 'verify', 'task_end', 'lock_acquire', 'lock_release')"
@@ -49,9 +52,11 @@ KEPT_OPS = "op IN ('call', 'rollback', 'verify', 'task_end', 'lock_acquire', 'lo
 only ever compare events of the same task, so numbering the kept ones keeps their order)."""
 
 SAME_TIME_IN_A_TASK = f"""
-SELECT EXISTS (SELECT 1 FROM events WHERE {KEPT_OPS} GROUP BY task_id, ts HAVING COUNT(*) > 1)
+SELECT EXISTS (SELECT 1 FROM events WHERE {KEPT_OPS} GROUP BY hash(task_id, ts) HAVING COUNT(*) > 1)
 """
-"""Do two kept events of one task share a timestamp?  Then only numbering orders them."""
+"""Might two kept events of one task share a timestamp?  Then only numbering orders them.
+(One integer key groups faster than text and a time; a hash collision can only
+answer yes, which costs the numbering, never correctness.)"""
 
 
 def events_stage(event_order: str, same_time: bool = True) -> Stage:
@@ -60,8 +65,10 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
     A position only ever stands for its event's place in the task's order.
     When no two events of a task share a time (`same_time` false, see
     SAME_TIME_IN_A_TASK), time alone is that order and the time in
-    microseconds serves as the position, without sorting anything.  Otherwise
-    events are numbered in the event order.
+    microseconds serves as the position, without sorting anything: the stage
+    is then a view, which each stage reading it folds into its own scan of
+    `events` (they read disjoint ops, so nothing is computed twice).
+    Otherwise events are numbered in the event order, once, into a table.
 
     The engine owns the event order (it is part of the table's contract), so it
     passes its ORDER BY list in; every other stage builds on this one.
@@ -69,7 +76,8 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
     columns = ("event_id, task_id, step, attempt, op, phase, status, code, tool, target, "
                "idempotency_key, owner, ttl_ms, epoch_ms(ts) AS ts_ms")
     if not same_time:
-        return Stage("nr_events", f"SELECT {columns}, epoch_us(ts) AS pos FROM events WHERE {KEPT_OPS}")
+        return Stage("nr_events", f"SELECT {columns}, epoch_us(ts) AS pos FROM events WHERE {KEPT_OPS}",
+                     materialized=False)
     # Numbering a narrow projection and joining it back sorts far fewer bytes
     # (and holds less memory) than carrying every column through the window.
     return Stage(
@@ -91,13 +99,14 @@ OPS = Stage(
     "nr_ops",
     """
     WITH phased AS (
-        SELECT e.*,
+        SELECT event_id, task_id, step, attempt, op, phase, status, code, tool, target,
+               idempotency_key, pos, ts_ms,
                LAG(phase) OVER w AS prev_phase, LEAD(phase) OVER w AS next_phase,
                LEAD(event_id) OVER w AS next_id, LEAD(pos) OVER w AS next_pos,
                LEAD(ts_ms) OVER w AS next_ms, LEAD(status) OVER w AS next_status,
                LEAD(code) OVER w AS next_code, LEAD(tool) OVER w AS next_tool,
                LEAD(target) OVER w AS next_target, LEAD(idempotency_key) OVER w AS next_key
-        FROM nr_events e
+        FROM nr_events
         WHERE op IN ('call', 'rollback', 'verify') AND phase IN ('start', 'end')
         WINDOW w AS (PARTITION BY task_id, step, attempt, op ORDER BY pos)
     ),
@@ -147,14 +156,12 @@ OPS = Stage(
 TASK_ENDS = Stage(
     "nr_task_ends",
     """
-    SELECT task_id, event_id AS end_id, pos AS end_pos, ts_ms AS end_ms,
-           COALESCE(status, 'ended') AS end_status
-    FROM (
-        SELECT e.*, ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY pos) AS nth
-        FROM nr_events e
-        WHERE op = 'task_end'
-    ) first_end
-    WHERE nth = 1
+    -- the first task_end of each task (positions are unique in a task)
+    SELECT task_id, arg_min(event_id, pos) AS end_id, min(pos) AS end_pos, arg_min(ts_ms, pos) AS end_ms,
+           arg_min(COALESCE(status, 'ended'), pos) AS end_status
+    FROM nr_events
+    WHERE op = 'task_end'
+    GROUP BY task_id
     """,
     requires=("nr_events",),
 )
