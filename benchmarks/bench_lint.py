@@ -45,12 +45,18 @@ def parse_all(files: list[Path], jobs: int) -> float:
 
 
 def main() -> None:
+    # The pre-commit case: one small file, whole process.  A clean file needs no libcst;
+    # one with a hazard loads libcst and the rule that fires (about 0.15 s more).
+    cases = {
+        "clean file": "import requests\n\ndef refund(o):\n    return requests.post(URL, json=o, timeout=5)\n",
+        "file with a finding": "import requests\n\ndef refund(o):\n    return requests.post(URL, json=o)\n",
+    }
     with tempfile.TemporaryDirectory() as tmp:
-        small = Path(tmp) / "tool.py"
-        small.write_text("import requests\n\ndef refund(o):\n    return requests.post(URL, json=o, timeout=5)\n")
-        runs = [timed([*NONATOMIC, "lint", "--no-cache", str(small)]) for _ in range(7)]
-        print(f"pre-commit case (one small file, whole process): median {statistics.median(runs):.3f} s "
-              f"(goal <= 0.25 s)")
+        for label, source in cases.items():
+            small = Path(tmp) / "tool.py"
+            small.write_text(source)
+            runs = [timed([*NONATOMIC, "lint", "--no-cache", str(small)]) for _ in range(7)]
+            print(f"pre-commit case, {label}: median {statistics.median(runs):.3f} s (goal <= 0.25 s)")
 
     root = ensure_corpus()
     files = python_files(root)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from nonatomic.lint.config import LintSettings
 from nonatomic.lint.findings import Finding, RuleCrash, fingerprint
 from nonatomic.lint.globs import matches_any
-from nonatomic.rules.lint.catalogue import CATALOGUE, entry_for
+from nonatomic.rules.lint.catalogue import CATALOGUE, Gate, entry_for
 
 if TYPE_CHECKING:
     from nonatomic.lint.analysis import Analysis
@@ -67,12 +67,21 @@ class RulePlan:
             if matches_any([glob], relpath)
             for code in codes
         }
+        passed: dict[Gate, bool] = {}  # rules share gates: each runs once per file
+
+        def gate_passes(gate: Gate | None) -> bool:
+            if tree is None or gate is None:
+                return True
+            if gate not in passed:
+                passed[gate] = gate(tree)
+            return passed[gate]
+
         return [
             code
             for code, prefilter in self.prefilters.items()
             if not any(code.startswith(ignore) for ignore in ignored)
             and (prefilter is None or prefilter.search(data))
-            and (tree is None or self.gates[code] is None or self.gates[code](tree))
+            and gate_passes(self.gates[code])
         ]
 
     def syntax_errors_wanted(self, relpath: str) -> bool:

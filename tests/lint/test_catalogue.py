@@ -98,3 +98,72 @@ def test_a_file_a_rule_may_fire_on_loads_only_that_rule(tmp_path):
     assert {m for m in modules if m.startswith("nonatomic.rules.lint.na")} == {
         "nonatomic.rules.lint.na201_call_without_timeout"
     }
+
+
+def test_retry_words_cover_every_retry_name_of_the_pack():
+    from nonatomic.rules.lint.gates import RETRY_WORDS
+    from nonatomic.rules.lint.semantics.packs import load_pack
+
+    pack = load_pack("retry")
+    names = [name for construct in pack["constructs"] for name in construct["names"]]
+    names += [*pack["name_words"], *pack["retry_policy"]["keywords"], pack["with_retry"]["method"]]
+    assert [name for name in names if not RETRY_WORDS.search(name)] == []
+
+
+GATE_CASES = {
+    "retry_construct": (
+        [
+            "from tenacity import retry as r\n@r\ndef f(): pass\n",  # an alias still imports the name
+            "for attempt in range(3):\n    try:\n        send()\n    except OSError:\n        pass\n",
+            "import time\nwhile not done:\n    done = poll()\n    time.sleep(1)\n",
+            "graph.add_node('charge', charge, retry_policy=policy)\n",
+            "chain = llm.with_retry(stop_after_attempt=3)\n",
+        ],
+        [
+            "for user in users:\n    try:\n        send(user)\n    except OSError:\n        pass\n",  # over items
+            "client = OpenAI()\nprint(client.max_retries)\n",  # reads a setting
+            "while queue:\n    handle(queue.pop())\n",
+        ],
+    ),
+    "failure_store": (
+        [
+            "try:\n    r = charge()\nexcept Exception as e:\n    CACHE[key] = e\n",
+            "try:\n    r = charge()\nexcept Exception:\n    r = {'error': 1}\ncache.set(key, r)\n",
+        ],
+        [
+            "try:\n    r = charge()\nexcept Exception:\n    log(r)\nCACHE[key] = r\n",  # the handler assigns nothing
+            "CACHE[key] = charge()\n",
+        ],
+    ),
+    "class_container": (
+        [
+            "class A:\n    seen = []\n",
+            "from collections import defaultdict as dd\nclass A:\n    if X:\n        by_id = dd(list)\n",
+        ],
+        [
+            "class A:\n    def __init__(self):\n        self.seen = []\n",
+            "class A:\n    name = 'a'\n    limits = (1, 2)\n",
+        ],
+    ),
+    "bounded_wait": (
+        [
+            "done, pending = await asyncio.wait(tasks, timeout=5)\n",
+            "try:\n    fut.result(timeout=3)\nexcept TimeoutError:\n    pass\n",
+        ],
+        [
+            "done, _ = await asyncio.wait(tasks)\n",
+            "value = fut.result(timeout=3)\n",  # no handler to judge
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("gate", "source", "expected"),
+    [(gate, source, True) for gate, (yes, _) in GATE_CASES.items() for source in yes]
+    + [(gate, source, False) for gate, (_, no) in GATE_CASES.items() for source in no],
+)
+def test_gates(gate, source, expected):
+    from nonatomic.rules.lint import gates
+
+    assert getattr(gates, gate)(ast.parse(source)) is expected

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from nonatomic.rules.lint import prefilters
+from nonatomic.rules.lint import gates, prefilters
 from nonatomic.rules.lint.prefilters import Prefilter
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
@@ -49,6 +49,10 @@ class Entry:
 
 def _regex(pattern: bytes) -> Callable[[Options], re.Pattern[bytes]]:
     return lambda options: re.compile(pattern)
+
+
+def _always(gate: Gate) -> Callable[[Options], Gate]:
+    return lambda options: gate
 
 
 # A file with none of these words has no retry construct the rule can see: a library
@@ -83,17 +87,22 @@ def _unbounded_calls(options: Options) -> Gate:
 
 CATALOGUE: tuple[Entry, ...] = (
     Entry("NA000", "syntax-error", "error"),
-    Entry("NA101", "retry-write-without-idempotency-key", "error", prefilter=_RETRY_WORDS),
+    Entry(
+        "NA101", "retry-write-without-idempotency-key", "error",
+        prefilter=_RETRY_WORDS, gate=_always(gates.retry_construct),
+    ),
     Entry("NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings),
-    Entry("NA103", "retry-on-non-retryable", "warning", prefilter=_RETRY_WORDS),
+    Entry("NA103", "retry-on-non-retryable", "warning", prefilter=_RETRY_WORDS, gate=_always(gates.retry_construct)),
     Entry(
         "NA104", "retry-without-backoff", "warning",
         prefilter=_regex(rb"(?i:retr(?:y|ies|ying)|attempt|tries)|backoff|stamina|RetryPolicy|sleep\("),
+        gate=_always(gates.retry_construct),
     ),
     Entry(
         "NA105", "unbounded-retry", "warning",
         # A retry library names itself; a hand-written unbounded loop is a `while` or an endless counter.
         prefilter=_regex(rb"(?i:retr(?:y|ies|ying))|backoff|stamina|RetryPolicy|\bwhile\b|\bcount\(|\brepeat\("),
+        gate=_always(gates.retry_construct),
     ),
     Entry("NA106", "retry-after-timeout-without-verify", "warning", default_on=False, prefilter=_named_timeouts),
     Entry(
@@ -101,6 +110,7 @@ CATALOGUE: tuple[Entry, ...] = (
         prefilter=lambda options: prefilters.all_of(
             rb"\bexcept\b", rb"(?i:idem|dedup|result|response|replay|outcome|cache|memo)"
         ),
+        gate=_always(gates.failure_store),
     ),
     Entry("NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls),
     Entry(
@@ -113,7 +123,10 @@ CATALOGUE: tuple[Entry, ...] = (
             rb"|(?i:graph|agent|workflow|supervisor|swarm)\w*(?:\(\))?\.a?(?:invoke|stream)\b"
         ),
     ),
-    Entry("NA203", "timeout-without-cancel", "warning", prefilter=_regex(rb"\bwait\b|\.result\(|\bshield\b")),
+    Entry(
+        "NA203", "timeout-without-cancel", "warning",
+        prefilter=_regex(rb"\bwait\b|\.result\(|\bshield\b"), gate=_always(gates.bounded_wait),
+    ),
     Entry("NA301", "mutable-global-state", "warning", prefilter=lambda options: prefilters.MutatedGlobal()),
     Entry(
         "NA302", "mutable-class-state", "warning",
@@ -123,6 +136,7 @@ CATALOGUE: tuple[Entry, ...] = (
             rb"(?:[{\[]|(?:[\w.]+\.)?(?:dict|list|set|bytearray|defaultdict|OrderedDict|Counter|deque"
             rb"|ChainMap|Weak\w+)\()"
         ),
+        gate=_always(gates.class_container),
     ),
     Entry("NA401", "lock-without-ttl", "error", prefilter=_REDIS),
     Entry("NA402", "unsafe-lock-release", "error", prefilter=_REDIS),

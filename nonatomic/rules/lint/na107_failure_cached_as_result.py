@@ -4,6 +4,7 @@ import libcst as cst
 
 from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.gates import STORES
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.calls import positional
 from nonatomic.rules.lint.semantics.loops import names_in
@@ -21,10 +22,6 @@ _RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "
 # What a stored failure is spelled with.
 _FAILURE_WORDS = {"error", "err", "errors", "fail", "failed", "failure", "exception", "exc",
                   "timeout", "timed", "traceback"}
-# Methods that store a value under a key: (key position, value position).
-_STORES = {"set": (0, 1), "setex": (0, 2), "psetex": (0, 2), "hset": (0, 2), "setnx": (0, 1),
-           "put": (0, 1), "add": (0, 1), "setdefault": (0, 1), "set_many": (None, 0),
-           "mset": (None, 0), "update": (None, 0)}
 
 
 def _cache_name(name: str, *, lasting: bool = True) -> bool:
@@ -207,9 +204,9 @@ class FailureCachedAsResult(LintRule):
 
     def _check_store(self, call: cst.Call, failures: set[str]) -> None:
         func = call.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in _STORES:
+        if not isinstance(func, cst.Attribute) or func.attr.value not in STORES:
             return
-        key_at, value_at = _STORES[func.attr.value]
+        key_at, value_at = STORES[func.attr.value]
         plain = positional(call)
         key = plain[key_at].value if key_at is not None and key_at < len(plain) else None
         value = plain[value_at].value if value_at < len(plain) else None

@@ -15,24 +15,14 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from nonatomic.rules.lint import walk
+from nonatomic.rules.lint.gates import CONTAINERS
 from nonatomic.rules.lint.semantics.callees import dotted_name
 
 # Constructor (as `CalleeProvider` resolves it; bare when not imported) -> shown kind.
 _CONSTRUCTORS = {
-    "dict": "dict",
-    "list": "list",
-    "set": "set",
-    "bytearray": "bytearray",
-    **{
-        name: short
-        for short in ("defaultdict", "OrderedDict", "Counter", "deque", "ChainMap")
-        for name in (short, f"collections.{short}")
-    },
-    **{
-        name: short
-        for short in ("WeakValueDictionary", "WeakKeyDictionary", "WeakSet")
-        for name in (short, f"weakref.{short}")
-    },
+    name: short
+    for short, module in CONTAINERS.items()
+    for name in (short, f"{module}.{short}" if module else short)
 }
 
 MUTATING_METHODS = frozenset(
