@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 from nonatomic.lint.config import LintSettings
 from nonatomic.lint.findings import Finding, RuleCrash, fingerprint
 from nonatomic.lint.globs import matches_any
-from nonatomic.rules.lint.catalogue import CATALOGUE, Gate, entry_for
+from nonatomic.rules.lint.catalogue import CATALOGUE, entry_for
+from nonatomic.rules.lint.gates import Gate, SyntaxIndex
+from nonatomic.rules.lint.prefilters import Prefilter
 
 if TYPE_CHECKING:
     from nonatomic.lint.analysis import Analysis
@@ -67,20 +69,32 @@ class RulePlan:
             if matches_any([glob], relpath)
             for code in codes
         }
-        passed: dict[Gate, bool] = {}  # rules share gates: each runs once per file
+        index: SyntaxIndex | None = None  # built for the first gate, shared by the rest
+        passed: dict[Gate, bool] = {}
 
         def gate_passes(gate: Gate | None) -> bool:
+            nonlocal index
             if tree is None or gate is None:
                 return True
             if gate not in passed:
-                passed[gate] = gate(tree)
+                index = index or SyntaxIndex(tree)
+                passed[gate] = gate(index)
             return passed[gate]
+
+        found: dict[int, bool] = {}  # rules share prefilters too
+
+        def prefilter_passes(prefilter: Prefilter | None) -> bool:
+            if prefilter is None:
+                return True
+            if id(prefilter) not in found:
+                found[id(prefilter)] = bool(prefilter.search(data))
+            return found[id(prefilter)]
 
         return [
             code
             for code, prefilter in self.prefilters.items()
             if not any(code.startswith(ignore) for ignore in ignored)
-            and (prefilter is None or prefilter.search(data))
+            and prefilter_passes(prefilter)
             and gate_passes(self.gates[code])
         ]
 

@@ -14,6 +14,7 @@ import pytest
 import nonatomic.rules.lint as rules_package
 from nonatomic.rules.lint import all_rules
 from nonatomic.rules.lint.catalogue import CATALOGUE, entry_for
+from nonatomic.rules.lint.gates import SyntaxIndex
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
 
 
@@ -44,7 +45,7 @@ GATE = UnboundedCallGate(load_specs())
     ],
 )
 def test_gate_passes_calls_that_may_lack_a_timeout(source):
-    assert GATE(ast.parse(source))
+    assert GATE(SyntaxIndex(ast.parse(source)))
 
 
 @pytest.mark.parametrize(
@@ -59,7 +60,7 @@ def test_gate_passes_calls_that_may_lack_a_timeout(source):
     ],
 )
 def test_gate_skips_calls_that_are_settled(source):
-    assert not GATE(ast.parse(source))
+    assert not GATE(SyntaxIndex(ast.parse(source)))
 
 
 def _modules_after_linting(tmp_path, source: str) -> set[str]:
@@ -166,4 +167,4 @@ GATE_CASES = {
 def test_gates(gate, source, expected):
     from nonatomic.rules.lint import gates
 
-    assert getattr(gates, gate)(ast.parse(source)) is expected
+    assert getattr(gates, gate)(gates.SyntaxIndex(ast.parse(source))) is expected

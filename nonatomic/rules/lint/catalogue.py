@@ -11,20 +11,19 @@ beside its rules.)  A rule's module is named by its code and name
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from nonatomic.rules.lint import gates, prefilters
+from nonatomic.rules.lint.gates import Gate
 from nonatomic.rules.lint.prefilters import Prefilter
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
 from nonatomic.rules.lint.semantics.tool_config import normal_key, tool_pack
 
 Options = dict[str, Any]
-Gate = Callable[[ast.Module], bool]
 
 
 def _never(options: Options) -> None:
@@ -51,13 +50,18 @@ def _regex(pattern: bytes) -> Callable[[Options], re.Pattern[bytes]]:
     return lambda options: re.compile(pattern)
 
 
-def _always(gate: Gate) -> Callable[[Options], Gate]:
-    return lambda options: gate
+def _always(check: Any) -> Callable[[Options], Any]:
+    """A prefilter or gate that takes no options (one object, so a file runs it once)."""
+    return lambda options: check
 
 
-# A file with none of these words has no retry construct the rule can see: a library
-# construct names itself, a hand-written loop sleeps, counts attempts or catches the failure.
-_RETRY_WORDS = _regex(rb"(?i)retr(?:y|ies|ying)|attempt|tries|backoff|stamina|sleep|\bexcept\b")
+# A file with none of these words has no retry construct the retry rules can see: a
+# library construct names itself, a hand-written loop sleeps, counts attempts,
+# catches the failure or spins.  One prefilter for the four rules: it runs once per file.
+_RETRY_TEXT = prefilters.Words(
+    (b"retr", b"attempt", b"tries", b"backoff", b"stamina", b"sleep", b"except", b"while", b"count(", b"repeat("),
+    ignore_case=True,
+)
 # What a file must contain for any of its calls to be Redis commands (imports, client names).
 _REDIS = _regex(rb"[Rr]edis")
 
@@ -89,27 +93,28 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry("NA000", "syntax-error", "error"),
     Entry(
         "NA101", "retry-write-without-idempotency-key", "error",
-        prefilter=_RETRY_WORDS, gate=_always(gates.retry_construct),
+        prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
     ),
     Entry("NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings),
-    Entry("NA103", "retry-on-non-retryable", "warning", prefilter=_RETRY_WORDS, gate=_always(gates.retry_construct)),
+    Entry(
+        "NA103", "retry-on-non-retryable", "warning",
+        prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
+    ),
     Entry(
         "NA104", "retry-without-backoff", "warning",
-        prefilter=_regex(rb"(?i:retr(?:y|ies|ying)|attempt|tries)|backoff|stamina|RetryPolicy|sleep\("),
-        gate=_always(gates.retry_construct),
+        prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
     ),
     Entry(
         "NA105", "unbounded-retry", "warning",
-        # A retry library names itself; a hand-written unbounded loop is a `while` or an endless counter.
-        prefilter=_regex(rb"(?i:retr(?:y|ies|ying))|backoff|stamina|RetryPolicy|\bwhile\b|\bcount\(|\brepeat\("),
-        gate=_always(gates.retry_construct),
+        prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
     ),
     Entry("NA106", "retry-after-timeout-without-verify", "warning", default_on=False, prefilter=_named_timeouts),
     Entry(
         "NA107", "failure-cached-as-result", "error",
-        prefilter=lambda options: prefilters.all_of(
-            rb"\bexcept\b", rb"(?i:idem|dedup|result|response|replay|outcome|cache|memo)"
-        ),
+        prefilter=_always(prefilters.Words(
+            (b"idem", b"dedup", b"result", b"response", b"replay", b"outcome", b"cache", b"memo"),
+            required=(b"except",), ignore_case=True,
+        )),
         gate=_always(gates.failure_store),
     ),
     Entry("NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls),
@@ -125,7 +130,7 @@ CATALOGUE: tuple[Entry, ...] = (
     ),
     Entry(
         "NA203", "timeout-without-cancel", "warning",
-        prefilter=_regex(rb"\bwait\b|\.result\(|\bshield\b"), gate=_always(gates.bounded_wait),
+        prefilter=_always(prefilters.Words((b"wait", b".result(", b"shield"))), gate=_always(gates.bounded_wait),
     ),
     Entry("NA301", "mutable-global-state", "warning", prefilter=lambda options: prefilters.MutatedGlobal()),
     Entry(

@@ -6,24 +6,65 @@ it looks for the shape every finding of the rule needs (a retry construct, a
 store in an `except` path, a container in a class body, a bounded wait), never
 for the finding itself, so it can only skip files the rule would not flag.  The
 rules' cases and a corpus comparison (same findings with and without gates)
-check that.  No libcst here.
+check that.  All gates of a file share one pass over its tree (`SyntaxIndex`).
+No libcst here.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import cached_property
 
 from nonatomic.rules.lint.semantics.packs import load_pack
 
-# Every retry library and retrier name of retry.yaml says one of these (a test checks).
-RETRY_WORDS = re.compile(r"retr|backoff|stamina|tenacity", re.IGNORECASE)
 _TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_NESTED = (*_DEFS, ast.Lambda)
 
 
-def _last(expr: ast.expr) -> str | None:
+def nodes_under(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and every node under it (ast.walk's nodes, without its generators)."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+
+
+class SyntaxIndex:
+    """A module's nodes by type, from one pass, for every gate of the file."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self._by_type: dict[type, list[ast.AST]] = {}
+        for node in nodes_under(tree):
+            self._by_type.setdefault(type(node), []).append(node)
+
+    def of(self, *types: type) -> list:
+        return [node for kind in types for node in self._by_type.get(kind, ())]
+
+    @cached_property
+    def aliases(self) -> dict[str, str]:
+        """`from m import name as alias`: alias -> name."""
+        return {alias.asname: alias.name for node in self.of(ast.ImportFrom) for alias in node.names if alias.asname}
+
+    def called(self, call: ast.Call) -> str | None:
+        """The last name of what a call calls, through import aliases."""
+        name = last_name(call.func)
+        return self.aliases.get(name, name) if name else None
+
+
+Gate = Callable[[SyntaxIndex], bool]
+
+
+def last_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Name):
         return expr.id
     if isinstance(expr, ast.Attribute):
@@ -31,9 +72,9 @@ def _last(expr: ast.expr) -> str | None:
     return None
 
 
-def _names(expr: ast.expr) -> Iterator[str]:
-    """Every name and attribute in an expression (`tenacity.retry(stop=...)`)."""
-    for node in ast.walk(expr):
+def _names(expr: ast.AST) -> Iterator[str]:
+    """Every name, attribute and keyword in an expression (`tenacity.retry(stop=...)`)."""
+    for node in nodes_under(expr):
         if isinstance(node, ast.Name):
             yield node.id
         elif isinstance(node, ast.Attribute):
@@ -42,60 +83,36 @@ def _names(expr: ast.expr) -> Iterator[str]:
             yield node.arg
 
 
-def _aliases(tree: ast.Module) -> dict[str, str]:
-    """`from m import name as alias`: alias -> name."""
-    return {
-        alias.asname: alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-        if alias.asname
-    }
+# Every retry library and retrier name of retry.yaml says one of these (a test checks).
+RETRY_WORDS = re.compile(r"retr|backoff|stamina|tenacity", re.IGNORECASE)
 
 
-def _called(call: ast.Call, aliases: dict[str, str]) -> str | None:
-    name = _last(call.func)
-    return aliases.get(name, name) if name else None
-
-
-def retry_construct(tree: ast.Module) -> bool:
+def retry_construct(index: SyntaxIndex) -> bool:
     """A retry scope can exist (NA101, NA103, NA104, NA105): a decorator, call,
     keyword or import that names a retry library or says retry/backoff, or a `while`
     or counting `for` loop whose body catches, continues or sleeps."""
-    aliases = _aliases(tree)
+    named = [name for node in index.of(*_DEFS) for decorator in node.decorator_list for name in _names(decorator)]
+    for call in index.of(ast.Call):
+        named += _names(call.func)
+        named += (keyword.arg for keyword in call.keywords if keyword.arg)
+    for node in index.of(ast.ImportFrom):
+        named += [node.module or "", *(alias.name for alias in node.names)]
+    named += (alias.name for node in index.of(ast.Import) for alias in node.names)
+    if any(RETRY_WORDS.search(name) for name in named):
+        return True
     pack = load_pack("retry")
     counters = {name.rsplit(".", 1)[-1] for name in pack["counters"]}
     sleeps = {name.rsplit(".", 1)[-1] for name in pack["sleeps"]}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            named = [name for decorator in node.decorator_list for name in _names(decorator)]
-        elif isinstance(node, ast.Call):
-            named = [*_names(node.func), *(k.arg for k in node.keywords if k.arg)]
-        elif isinstance(node, ast.ImportFrom):
-            named = [node.module or "", *(alias.name for alias in node.names)]
-        elif isinstance(node, ast.Import):
-            named = [alias.name for alias in node.names]
-        elif isinstance(node, ast.While) or (
-            isinstance(node, (ast.For, ast.AsyncFor))
-            and isinstance(node.iter, ast.Call)
-            and _called(node.iter, aliases) in counters
-        ):
-            if _catches_or_sleeps(node, aliases, sleeps):
-                return True
-            continue
-        else:
-            continue
-        if any(RETRY_WORDS.search(name) for name in named):
-            return True
-    return False
-
-
-def _catches_or_sleeps(loop: ast.While | ast.For | ast.AsyncFor, aliases: dict[str, str], sleeps: set[str]) -> bool:
+    loops = index.of(ast.While) + [
+        loop
+        for loop in index.of(ast.For, ast.AsyncFor)
+        if isinstance(loop.iter, ast.Call) and index.called(loop.iter) in counters
+    ]
     return any(
-        isinstance(node, (*_TRY, ast.Continue))
-        or (isinstance(node, ast.Call) and _called(node, aliases) in sleeps)
+        isinstance(node, (*_TRY, ast.Continue)) or (isinstance(node, ast.Call) and index.called(node) in sleeps)
+        for loop in loops
         for statement in loop.body
-        for node in ast.walk(statement)
+        for node in nodes_under(statement)
     )
 
 
@@ -109,25 +126,31 @@ def _stores(node: ast.AST) -> bool:
     return any(
         (isinstance(inner, ast.Assign) and any(isinstance(t, ast.Subscript) for t in inner.targets))
         or (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in STORES)
-        for inner in ast.walk(node)
+        for inner in nodes_under(node)
     )
 
 
-def failure_store(tree: ast.Module) -> bool:
+def failure_store(index: SyntaxIndex) -> bool:
     """NA107: a keyed store (`cache[k] = ...`, `cache.set(...)`) in an `except`
     handler, or after a `try` whose handler assigns something."""
-    for node in ast.walk(tree):
-        for _, statements in ast.iter_fields(node):
-            if not isinstance(statements, list):
-                continue
-            for i, statement in enumerate(statements):
-                if not isinstance(statement, _TRY):
-                    continue
-                for handler in statement.handlers:
-                    if _stores(handler):
-                        return True
-                    assigns = any(isinstance(inner, ast.Assign) for inner in ast.walk(handler))
-                    if assigns and any(_stores(following) for following in statements[i + 1 :]):
+    tries = index.of(*_TRY)
+    if not tries:
+        return False
+    if any(_stores(handler) for attempt in tries for handler in attempt.handlers):
+        return True
+    assigning = {
+        id(attempt)
+        for attempt in tries
+        if any(isinstance(inner, ast.Assign) for handler in attempt.handlers for inner in nodes_under(handler))
+    }
+    if not assigning:
+        return False
+    for node in nodes_under(index.tree):  # the statements after such a try, in its block
+        for name in node._fields:
+            statements = getattr(node, name, None)
+            if isinstance(statements, list):
+                for i, statement in enumerate(statements):
+                    if id(statement) in assigning and any(_stores(s) for s in statements[i + 1 :]):
                         return True
     return False
 
@@ -141,18 +164,15 @@ CONTAINERS = {
 _CONTAINER_LITERALS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 
 
-def class_container(tree: ast.Module) -> bool:
+def class_container(index: SyntaxIndex) -> bool:
     """NA302: a class body that binds a fresh mutable container."""
-    aliases = _aliases(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and any(
-            _binds_container(inner, aliases)
-            for statement in node.body
-            if not isinstance(statement, _NESTED)
-            for inner in _in_scope(statement)
-        ):
-            return True
-    return False
+    return any(
+        _binds_container(inner, index)
+        for node in index.of(ast.ClassDef)
+        for statement in node.body
+        if not isinstance(statement, _NESTED)
+        for inner in _in_scope(statement)
+    )
 
 
 def _in_scope(node: ast.AST) -> Iterator[ast.AST]:
@@ -163,28 +183,24 @@ def _in_scope(node: ast.AST) -> Iterator[ast.AST]:
             yield from _in_scope(child)
 
 
-def _binds_container(node: ast.AST, aliases: dict[str, str]) -> bool:
+def _binds_container(node: ast.AST, index: SyntaxIndex) -> bool:
     if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) or node.value is None:
         return False
     values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
     return any(
         isinstance(value, _CONTAINER_LITERALS)
-        or (isinstance(value, ast.Call) and _called(value, aliases) in CONTAINERS)
+        or (isinstance(value, ast.Call) and index.called(value) in CONTAINERS)
         for value in values
     )
 
 
-def bounded_wait(tree: ast.Module) -> bool:
+def bounded_wait(index: SyntaxIndex) -> bool:
     """NA203: `wait(...)` given a timeout or `return_when`, or, in a file with a
     `try`, a `wait_for`, `shield` or `.result(...)` call."""
-    aliases = _aliases(tree)
-    has_try = awaited = False
-    for node in ast.walk(tree):
-        if isinstance(node, _TRY):
-            has_try = True
-        elif isinstance(node, ast.Call):
-            called = _called(node, aliases)
-            if called == "wait" and (len(node.args) > 1 or node.keywords or any(isinstance(a, ast.Starred) for a in node.args)):
-                return True
-            awaited = awaited or called in ("wait_for", "shield", "result")
-    return has_try and awaited
+    awaited = False
+    for call in index.of(ast.Call):
+        called = index.called(call)
+        if called == "wait" and (len(call.args) > 1 or call.keywords or any(isinstance(a, ast.Starred) for a in call.args)):
+            return True
+        awaited = awaited or called in ("wait_for", "shield", "result")
+    return awaited and bool(index.of(*_TRY))

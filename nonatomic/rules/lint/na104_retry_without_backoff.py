@@ -149,6 +149,13 @@ class RetryWithoutBackoff(LintRule):
         ),
     ]
     INVALID = [
+        # No retry word in sight: the loop's shape is the retry.
+        Invalid(
+            "import requests\n\ndef fetch_quote(url):\n    while True:\n        try:\n"
+            "            return requests.get(url, timeout=5).json()\n        except requests.ConnectionError:\n"
+            "            continue\n",
+            line=4,
+        ),
         Invalid(
             "from tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(5))\n"
             "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n",

@@ -26,11 +26,19 @@ def imports(modules: list[str]) -> re.Pattern[bytes]:
     )
 
 
-def all_of(*patterns: bytes) -> re.Pattern[bytes]:
-    """A file that contains every one of `patterns` (anchored at the start, so a
-    search scans the file once per pattern)."""
-    lookaheads = b"".join(rb"(?=[\s\S]*?(?:" + pattern + rb"))" for pattern in patterns)
-    return re.compile(rb"\A" + lookaheads)
+@dataclass(frozen=True)
+class Words:
+    """A file that contains one of `words` (and every one of `required`), as plain
+    substrings: many times faster than a regex alternation, and a looser test is
+    fine where a gate looks at the syntax tree next."""
+
+    words: tuple[bytes, ...]
+    required: tuple[bytes, ...] = ()
+    ignore_case: bool = False
+
+    def search(self, data: bytes) -> bool:
+        text = data.lower() if self.ignore_case else data
+        return all(word in text for word in self.required) and any(word in text for word in self.words)
 
 
 @dataclass(frozen=True)

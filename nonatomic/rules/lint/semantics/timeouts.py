@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from nonatomic.rules.lint.gates import SyntaxIndex, last_name
 from nonatomic.rules.lint.semantics.packs import load_pack
 
 
@@ -59,27 +60,20 @@ class UnboundedCallGate:
         for name, spec in specs.items():
             self.by_last.setdefault(name.rsplit(".", 1)[-1], []).append(spec)
 
-    def __call__(self, tree: ast.Module) -> bool:
-        calls: list[ast.Call] = []
+    def __call__(self, index: SyntaxIndex) -> bool:
         modules: dict[str, str] = {}  # `import a.b as c`: local name -> module
-        aliases: dict[str, str] = {}  # local name -> a spec's last name
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                calls.append(node)
-            elif isinstance(node, ast.Import):
-                modules.update(
-                    (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2
-                    for alias in node.names
-                )
-            elif isinstance(node, ast.ImportFrom):
-                aliases.update((alias.asname, alias.name) for alias in node.names if alias.asname)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        for node in index.of(ast.Import):
+            modules.update(
+                (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2 for alias in node.names
+            )
+        aliases = dict(index.aliases)  # local name -> a spec's last name
+        for node in index.of(ast.Assign, ast.AnnAssign):
+            value = last_name(node.value) if node.value is not None else None
+            if value in self.by_last:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                value = _last_name(node.value)
-                if value in self.by_last:
-                    aliases.update((t.id, value) for t in targets if isinstance(t, ast.Name))
+                aliases.update((t.id, value) for t in targets if isinstance(t, ast.Name))
         return any(
-            _may_lack(call, spec) for call in calls for spec in self._candidates(call, modules, aliases)
+            _may_lack(call, spec) for call in index.of(ast.Call) for spec in self._candidates(call, modules, aliases)
         )
 
     def _candidates(self, call: ast.Call, modules: dict[str, str], aliases: dict[str, str]) -> list[TimeoutSpec]:
@@ -89,7 +83,7 @@ class UnboundedCallGate:
             if root in modules:  # a module's function or class: its name says which spec
                 spec = self.specs.get(f"{modules[root]}.{rest}")
                 return [spec] if spec else []
-        name = _last_name(call.func)
+        name = last_name(call.func)
         return self.by_last.get(name or "") or self.by_last.get(aliases.get(name or "", ""), [])
 
 
@@ -99,14 +93,6 @@ def _dotted(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Attribute):
         base = _dotted(expr.value)
         return f"{base}.{expr.attr}" if base else None
-    return None
-
-
-def _last_name(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
     return None
 
 
