@@ -69,33 +69,32 @@ class RulePlan:
             if matches_any([glob], relpath)
             for code in codes
         }
+        verdicts: dict[int, bool] = {}  # rules share prefilters and gates: each runs once per file
         index: SyntaxIndex | None = None  # built for the first gate, shared by the rest
-        passed: dict[Gate, bool] = {}
 
-        def gate_passes(gate: Gate | None) -> bool:
+        def indexed() -> SyntaxIndex:
             nonlocal index
-            if tree is None or gate is None:
-                return True
-            if gate not in passed:
-                index = index or SyntaxIndex(tree)
-                passed[gate] = gate(index)
-            return passed[gate]
+            if index is None:
+                index = SyntaxIndex(tree)
+            return index
 
-        found: dict[int, bool] = {}  # rules share prefilters too
+        def once(check: Prefilter | Gate, run) -> bool:
+            if id(check) not in verdicts:
+                verdicts[id(check)] = bool(run())
+            return verdicts[id(check)]
 
-        def prefilter_passes(prefilter: Prefilter | None) -> bool:
-            if prefilter is None:
+        def may_fire(code: str) -> bool:
+            prefilter, gate = self.prefilters[code], self.gates[code]
+            if prefilter is not None and not once(prefilter, lambda: prefilter.search(data)):
+                return False
+            if gate is None or tree is None:
                 return True
-            if id(prefilter) not in found:
-                found[id(prefilter)] = bool(prefilter.search(data))
-            return found[id(prefilter)]
+            return once(gate, lambda: gate(indexed()))
 
         return [
             code
-            for code, prefilter in self.prefilters.items()
-            if not any(code.startswith(ignore) for ignore in ignored)
-            and prefilter_passes(prefilter)
-            and gate_passes(self.gates[code])
+            for code in self.prefilters
+            if not any(code.startswith(ignore) for ignore in ignored) and may_fire(code)
         ]
 
     def syntax_errors_wanted(self, relpath: str) -> bool:
