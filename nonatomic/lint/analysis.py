@@ -32,14 +32,10 @@ class Analysis:
     """The rule classes and their contexts: built once per process, on first need."""
 
     def __init__(self, settings: LintSettings) -> None:
-        self.settings = settings
-        self.contexts: dict[str, RuleContext] = {}
+        self.contexts = {
+            code: RuleContext(options=settings.options_for(code), settings=settings) for code in settings.enabled
+        }
         CalleeProvider.constructors = default_constructors() | settings.tools.get("types", {})
-
-    def context(self, code: str) -> RuleContext:
-        if code not in self.contexts:
-            self.contexts[code] = RuleContext(options=self.settings.options_for(code), settings=self.settings)
-        return self.contexts[code]
 
     def lint(self, relpath: str, data: bytes, codes: list[str]):
         """(findings, crashes, module, violations) of the rules `codes`; raises
@@ -48,7 +44,7 @@ class Analysis:
             module = cst.parse_module(data)
         except Exception as exc:  # noqa: BLE001 - whatever libcst raises, it is NA000
             raise Unparsable(exc) from exc
-        instances = [rule_for(code)(self.context(code)) for code in codes]
+        instances = [rule_for(code)(self.contexts[code]) for code in codes]
         metadata = Metadata(module)
         for instance in instances:
             instance.tree_metadata = metadata
