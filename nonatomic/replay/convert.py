@@ -94,8 +94,10 @@ def _time(source: Source) -> str:
     if source.type in _INTEGER_TYPES | _FLOAT_TYPES or source.type.startswith("DECIMAL"):
         return _epoch(f"CAST({source.sql} AS DOUBLE)")
     text = f"CAST({source.sql} AS VARCHAR)"
-    # COALESCE evaluates the epoch branch only for rows the timestamp cast left NULL.
-    return f"coalesce({_finite(f'TRY_CAST({text} AS TIMESTAMPTZ)')}, {_epoch(f'TRY_CAST({text} AS DOUBLE)')})"
+    stamp = _finite(f"TRY_CAST({text} AS TIMESTAMPTZ)")
+    # DuckDB computes a repeated expression once for every row, whatever CASE or COALESCE
+    # around it would skip: only texts that are no timestamp reach the (slow, failing) DOUBLE cast.
+    return f"coalesce({stamp}, {_epoch(f'TRY_CAST(CASE WHEN {stamp} IS NULL THEN {text} END AS DOUBLE)')})"
 
 
 def _finite(timestamp: str) -> str:
@@ -116,5 +118,8 @@ def _integer(source: Source) -> str:
     if source.type in _FLOAT_TYPES or source.type.startswith("DECIMAL"):
         return f"CASE WHEN {source.sql} = trunc({source.sql}) THEN TRY_CAST({source.sql} AS BIGINT) END"
     text = f"CAST({source.sql} AS VARCHAR)"
+    number = f"TRY_CAST({text} AS BIGINT)"
     # TRY_CAST alone would round '2.5' to 3 and read '1e3' or '0x10': only plain digits count.
-    return f"CASE WHEN regexp_full_match({text}, '\\s*[+-]?[0-9]+\\s*') THEN TRY_CAST(trim({text}) AS BIGINT) END"
+    # A text that is the number's own rendering is plain digits; the regex checks the others.
+    return (f"CASE WHEN CAST({number} AS VARCHAR) = {text} THEN {number} "
+            f"WHEN regexp_full_match({text}, '\\s*[+-]?[0-9]+\\s*') THEN TRY_CAST(trim({text}) AS BIGINT) END")

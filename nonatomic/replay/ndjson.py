@@ -5,8 +5,8 @@ quarantined with its number instead of aborting the scan; that is one JSON
 parse for the fields and one more for the names of the extra fields.  DuckDB's
 JSON reader parses each line once, but it stops at the first bad line and
 skips blank ones, so its rows are the file's lines only when every line is a
-good object.  `stage` stages a file with it when that is proven, and else
-stages nothing (the caller then uses the line reader):
+JSON object.  `stage` stages a file with it when that is proven, and else
+returns False (the caller then uses the line reader):
 
 - a scan of the raw lines (the line reader's own CSV scan, which rejects
   bytes that are not UTF-8 and over-long lines) rejects nothing, and every
@@ -14,14 +14,16 @@ stages nothing (the caller then uses the line reader):
 - the JSON reader reads the whole file without an error (it has one for
   invalid JSON, two values on a line, duplicate keys, and a key its sample
   of the file did not see) and yields one row per line;
-- no row gets a quarantine reason (quarantined lines are reported with their
-  text, which the JSON reader does not keep).
+- when rows get a quarantine reason (objects with bad values), every line
+  lists its extra fields in the order they are rebuilt in (below), and a
+  second scan of the raw lines gives those rows their text, which the JSON
+  reader does not keep.
 
 Values are read as JSON and turned into text by the function the line reader
-uses, so both paths give the same values.  Extra fields are rebuilt from their
-columns, in the order the file first used them, and the columns cannot tell a
-null from an absent field: a file where an extra field is null takes the line
-reader, which keeps explicit nulls.
+uses, so both paths give the same values and quarantine reasons.  Extra fields
+are rebuilt from their columns, in the order the file first used them, and the
+columns cannot tell a null from an absent field: a file where an extra field
+is null takes the line reader, which keeps explicit nulls.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ from nonatomic.replay.inputs import LogFile
 from nonatomic.replay.mapping import Mapping
 from nonatomic.replay.params import Params
 from nonatomic.replay.readers import REJECT_SCANS, REJECTS, Reader, jsonl_lines
-from nonatomic.replay.stage import STAGE, stage_sql
+from nonatomic.replay.stage import RAW_KEPT, STAGE, stage_sql
 
+_LINES = "nonatomic_lines"
 _JSON_READER_OBJECT_LIMIT = 16 << 20
 """DuckDB's default `maximum_object_size`; raised for longer allowed lines."""
 
@@ -63,10 +66,52 @@ def stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> bool:
         if lines is None:
             return False
         con.execute(stage_sql(reader, mapping, params), params.values)
+        staged, bad = con.execute(f"SELECT count(*), count(reason) FROM {STAGE}").fetchone()
+        return staged == lines and (bad == 0 or _quote_bad_lines(con, log, max_line_bytes, extras))
     except duckdb.Error:
         return False
-    staged, bad = con.execute(f"SELECT count(*), count(reason) FROM {STAGE}").fetchone()
-    return staged == lines and bad == 0
+
+
+def _quote_bad_lines(con, log: LogFile, max_line_bytes: int, extras: list[str]) -> bool:
+    """Give the staged rows that will be quarantined the text of their line, which the JSON reader does not keep.
+
+    Far cheaper than reading the whole file again with the line reader for a
+    few bad lines.  Both scans hold every line in file order (checked by the
+    caller), so a line has the same row id in the stage and in the table of
+    lines.  False when a line could list its extra fields in another order
+    than the rebuilt ones: the line reader keeps each line's own order, and
+    taking this path must not change the result.
+    """
+    for table in (REJECT_SCANS, REJECTS):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+    try:
+        scan = Params()
+        con.execute(f"CREATE TEMP TABLE {_LINES} AS SELECT line FROM {jsonl_lines(log, scan, max_line_bytes)}",
+                    scan.values)
+        if len(extras) > 1:
+            params = Params()
+            # Without escapes, a quoted name before a colon is a key (maybe of a nested object, which
+            # only makes a line look out of order): the names found must be the extras, in order.
+            # A line with escapes (found is NULL) counts as out of order.
+            found = (f"CASE WHEN NOT contains(line, chr(92)) "
+                     f"THEN regexp_extract_all(line, {params(_keys_pattern(extras))}, 1) END")
+            ordered = con.execute(
+                f"SELECT bool_and(found IS NOT NULL AND found = list_filter({params(extras)}, "
+                f"lambda name: list_contains(found, name))) FROM (SELECT {found} AS found FROM {_LINES})",
+                params.values,
+            ).fetchone()[0]
+            if not ordered:
+                return False
+        con.execute(f"UPDATE {STAGE} SET raw = left({_LINES}.line, {RAW_KEPT}) FROM {_LINES} "
+                    f"WHERE {STAGE}.reason IS NOT NULL AND {_LINES}.rowid = {STAGE}.rowid")
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {_LINES}")
+    return True
+
+
+def _keys_pattern(names: list[str]) -> str:
+    """A regex matching `"name":` for any of the names (which must be written without escapes)."""
+    return '"(' + "|".join(re.sub(r"([\\.^$|?*+()\[\]{}])", r"\\\1", name) for name in names) + r')"\s*:'
 
 
 def _plain_lines(con, log: LogFile, max_line_bytes: int, extras: list[str]) -> int | None:
@@ -77,8 +122,7 @@ def _plain_lines(con, log: LogFile, max_line_bytes: int, extras: list[str]) -> i
     null_extra = "false"
     if extras:
         # A key written with escapes would not match the pattern: such lines count as suspect too.
-        names = "|".join(re.sub(r"([\\.^$|?*+()\[\]{}])", r"\\\1", name) for name in extras)
-        pattern = params(f'"({names})"' + r"\s*:\s*null")
+        pattern = params(_keys_pattern(extras) + r"\s*null")
         null_extra = (f"CASE WHEN contains(line, 'null') "
                       f"THEN contains(line, chr(92)) OR regexp_matches(line, {pattern}) ELSE false END")
     # fetchall: the reject tables are written when the scan finishes.

@@ -18,11 +18,17 @@ LOGS = {
     ],
     "an extra field that is null": [{**BASE, "host": None}, {**BASE, "host": "w1"}],
     "a bad value": [BASE, {**BASE, "attempt": 2.5}],
+    "bad values and extras in order": [
+        {**BASE, "host": "w1", "pid": 7}, {**BASE, "ts": "soon", "host": "w2" * 600, "pid": 8},
+        {**BASE, "task_id": " ", "pid": 9}, {**BASE, "attempt": 0, "host": {"pid": 1}},
+    ],
+    "bad values and extras out of order": [{**BASE, "host": "w1", "pid": 7}, {"pid": 8, **BASE, "host": "w2", "step": "x"}],
+    "bad values and an escaped extra": [{**BASE, "host": "w1", "pid": 7}, {**BASE, "host": "w\\2", "pid": 8, "step": "x"}],
     "a key the sample did not see": [{**BASE, "seq": i} for i in range(25_000)] + [{**BASE, "late": "x"}],
     "duplicate keys": ['{"ts": "2024-05-01T10:00:00Z", "task_id": "t", "op": "call", "op": "verify"}'],
     "a blank line": [BASE, "", BASE],
 }
-FAST = {"clean with extras"}
+FAST = {"clean with extras", "a bad value", "bad values and extras in order"}
 
 
 def ingested(path, monkeypatch, fast: bool):
