@@ -3,7 +3,6 @@ identical to a single-process run (files are handled in sorted order)."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -100,6 +99,8 @@ def lint_paths(
 
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(todo) >= MIN_FILES_FOR_POOL:
+        import multiprocessing  # only here: one file (the pre-commit case) never pays for it
+
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         with multiprocessing.get_context(method).Pool(
             min(jobs, len(todo)), _init_worker, (settings, fix, unsafe_fixes)
