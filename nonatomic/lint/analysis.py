@@ -19,7 +19,8 @@ from nonatomic.lint.findings import Finding, RuleCrash, fingerprint
 from nonatomic.lint.runner import Unparsable
 from nonatomic.rules.lint import rule_for
 from nonatomic.rules.lint.base import LintRule, RuleContext, Violation
-from nonatomic.rules.lint.semantics.callees import CalleeProvider, default_constructors
+from nonatomic.rules.lint.semantics.callees import CalleeProvider
+from nonatomic.rules.lint.semantics.tool_config import constructor_types
 from nonatomic.rules.lint.walk import Metadata, visit_batched
 
 _NOQA = re.compile(
@@ -35,7 +36,7 @@ class Analysis:
         self.contexts = {
             code: RuleContext(options=settings.options_for(code), settings=settings) for code in settings.enabled
         }
-        CalleeProvider.constructors = default_constructors() | settings.tools.get("types", {})
+        CalleeProvider.constructors = constructor_types(settings.tools)
 
     def lint(self, relpath: str, data: bytes, codes: list[str]):
         """(findings, crashes, module, violations) of the rules `codes`; raises

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nonatomic.replay.fields import FIELDS, INT, NARROW_INT, REQUIRED, TEXT, TIME
+from nonatomic.replay.fields import FIELDS, INT, NARROW_INT, REQUIRED, TIME
 from nonatomic.replay.params import Params
 
 EPOCH_MS_FROM = 1e11

@@ -16,6 +16,7 @@ from nonatomic.rules.lint import all_rules
 from nonatomic.rules.lint.catalogue import CATALOGUE, entry_for
 from nonatomic.rules.lint.gates import SyntaxIndex
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
+from nonatomic.rules.lint.semantics.tool_config import constructor_types
 
 
 def test_every_rule_module_is_in_the_catalogue_and_back():
@@ -30,7 +31,7 @@ def test_every_rule_module_is_in_the_catalogue_and_back():
         assert (rule.name, rule.severity, rule.default_on) == (entry.name, entry.severity, entry.default_on)
 
 
-GATE = UnboundedCallGate(load_specs())
+GATE = UnboundedCallGate(load_specs(), constructor_types({}))
 
 
 @pytest.mark.parametrize(
@@ -38,10 +39,13 @@ GATE = UnboundedCallGate(load_specs())
     [
         "import requests\nrequests.post(url, json=body)\n",
         "from requests import post as p\np(url)\n",  # an alias keeps its spec
-        "import httpx\nClient = httpx.Client\nClient(timeout=None)\n",  # so does an assigned name
         "import requests\nrequests.get(url, timeout=None)\n",
         "import queue\nq = queue.Queue()\nq.get()\n",
         "import subprocess\nsubprocess.run(['ls'], check=True)\n",
+        "import subprocess as sp\nsp.check_output(['ls'])\n",
+        # A method of a type, on a receiver made by one of the type's constructors.
+        "from concurrent.futures import ThreadPoolExecutor\nwith ThreadPoolExecutor() as ex:\n    ex.submit(f).result()\n",
+        "class C:\n    def __init__(self):\n        self.http = requests.session()\n    def f(self):\n        self.http.get(u)\n",
     ],
 )
 def test_gate_passes_calls_that_may_lack_a_timeout(source):
@@ -57,10 +61,21 @@ def test_gate_passes_calls_that_may_lack_a_timeout(source):
         "import requests\nsession = requests.Session()\nsession.post(url, timeout=3)\n",
         "import urllib.request\nurllib.request.urlopen(url, None, 10)\n",  # positional timeout
         "def post(x):\n    return x\n",  # a definition is not a call
+        # `get`, `result` and `run` of objects that no constructor of a timed type made
+        "limit = LIMITS.get(tool)\nvalue = task.result()\nasyncio.run(main())\n",
+        "import requests\nresponse = cache.get(url)\n",
+        "import httpx\nClient = httpx.Client\nClient(timeout=None)\n",  # the rule follows imports, not assignments
     ],
 )
 def test_gate_skips_calls_that_are_settled(source):
     assert not GATE(SyntaxIndex(ast.parse(source)))
+
+
+def test_gate_knows_the_constructors_a_user_adds():
+    source = "from mylib import make_session\ns = make_session()\ns.get(url)\n"
+    assert not GATE(SyntaxIndex(ast.parse(source)))
+    users = UnboundedCallGate(load_specs(), constructor_types({"types": {"requests.Session": ["mylib.make_session"]}}))
+    assert users(SyntaxIndex(ast.parse(source)))
 
 
 def _modules_after_linting(tmp_path, source: str) -> set[str]:
@@ -101,29 +116,59 @@ def test_a_file_a_rule_may_fire_on_loads_only_that_rule(tmp_path):
     }
 
 
-def test_retry_words_cover_every_retry_name_of_the_pack():
-    from nonatomic.rules.lint.gates import RETRY_WORDS
+def test_every_retry_construct_of_the_pack_passes_the_retry_gate():
+    from nonatomic.rules.lint.gates import retry_construct
     from nonatomic.rules.lint.semantics.packs import load_pack
 
     pack = load_pack("retry")
-    names = [name for construct in pack["constructs"] for name in construct["names"]]
-    names += [*pack["name_words"], *pack["retry_policy"]["keywords"], pack["with_retry"]["method"]]
-    assert [name for name in names if not RETRY_WORDS.search(name)] == []
+    sources = []
+    for construct in pack["constructs"]:
+        for name in construct["names"]:
+            module, _, last = name.rpartition(".")
+            imported = f"from {module} import {last}\n" if module else ""
+            sources += [f"{imported}@{last}\ndef f(): pass\n", f"{imported}{last}(f)\n"]
+    sources += [f"call_with_{word}(send)\n" for word in pack["name_words"]]
+    sources += [f"chain.{pack['with_retry']['method']}()\n"]
+    assert [s for s in sources if not retry_construct(SyntaxIndex(ast.parse(s)))] == []
 
 
 GATE_CASES = {
     "retry_construct": (
         [
             "from tenacity import retry as r\n@r\ndef f(): pass\n",  # an alias still imports the name
-            "for attempt in range(3):\n    try:\n        send()\n    except OSError:\n        pass\n",
-            "import time\nwhile not done:\n    done = poll()\n    time.sleep(1)\n",
+            "for attempt in range(3):\n    try:\n        return send()\n    except OSError:\n        pass\n",
+            "import time\nwhile not done:\n    try:\n        done = send()\n    except OSError:\n        time.sleep(1)\n",
             "graph.add_node('charge', charge, retry_policy=policy)\n",
             "chain = llm.with_retry(stop_after_attempt=3)\n",
+            "from backoff import on_exception as retrying\n@retrying(expo, OSError)\ndef f(): pass\n",
+            "@task(retry_policy=RetryPolicy(max_attempts=3))\ndef charge(order): pass\n",
+            "while True:\n    r = post()\n    if r.ok:\n        break\n    time.sleep(1)\n",  # no try
+            "while True:\n    try:\n        send()\n    except OSError:\n        log()\n    else:\n        break\n",
         ],
         [
+            "docs = retriever.retrieve(query)\nmodel = Model.from_pretrained(name)\n",  # `retr`, not retry
+            "client = OpenAI(max_retries=5)\nif should_retry(e):\n    pass\n",  # settings and predicates
+            "while True:\n    line = f.readline()\n    if not line:\n        break\n    handle(line)\n",
+            "while not done:\n    done = poll()\n    time.sleep(1)\n",  # nothing tests the round
+            "while True:\n    try:\n        item = q.get_nowait()\n    except Empty:\n        break\n    handle(item)\n",
             "for user in users:\n    try:\n        send(user)\n    except OSError:\n        pass\n",  # over items
             "client = OpenAI()\nprint(client.max_retries)\n",  # reads a setting
             "while queue:\n    handle(queue.pop())\n",
+        ],
+    ),
+    "mutated_global": (
+        [
+            "_last = {}\ndef refund(order):\n    _last['refund'] = order\n",
+            "SESSIONS = {}\nasync def f(u):\n    SESSIONS.get(u).clear()\n",
+            "results = []\non_done = lambda r: results.append(r)\n",
+            "a = b = []\ndef f():\n    del b[0]\n",
+            "def connect():\n    global conn\n",
+        ],
+        [
+            "LIMITS = {'refund': 500}\ndef limit(tool):\n    return LIMITS.get(tool, 0)\n",  # only read
+            "SEEN = set()\nSEEN.add('boot')\n",  # import time
+            "def f():\n    seen = []\n    seen.append(1)\n",  # a local
+            "TOOLS = ('a', 'b')\ndef f(x):\n    TOOLS.count(x)\n",  # not a container
         ],
     ),
     "failure_store": (

@@ -10,7 +10,8 @@ from libcst.metadata import MetadataWrapper
 
 from nonatomic.config import ConfigError
 from nonatomic.lint.config import load_settings
-from nonatomic.rules.lint.semantics.retry import RetryProvider, named_like_retry
+from nonatomic.rules.lint.semantics.names import named_like_retry
+from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.tool_config import validate_tools_table
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 

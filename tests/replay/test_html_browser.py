@@ -161,9 +161,9 @@ def _log(path) -> None:
         ev(12, op="verify", step=1, status="ok", tool="get_refund", target="order:8821"),
         ev(12.5, op="task_end", status="completed"),
         # model-generated text everywhere a log value can go
-        ev(1, task=HOSTILE, op="call", step=1, attempt=1, status="timeout", tool=f'"><img src=x onerror=alert(2)>',
+        ev(1, task=HOSTILE, op="call", step=1, attempt=1, status="timeout", tool='"><img src=x onerror=alert(2)>',
            target=HOSTILE, error="</title><script>alert(3)</script>", note="<svg onload=alert(4)>"),
-        ev(2, task=HOSTILE, op="call", step=1, attempt=2, status="ok", tool=f'"><img src=x onerror=alert(2)>',
+        ev(2, task=HOSTILE, op="call", step=1, attempt=2, status="ok", tool='"><img src=x onerror=alert(2)>',
            target=HOSTILE),
     ]
     path.write_text("".join(json.dumps(e) + "\n" for e in events))

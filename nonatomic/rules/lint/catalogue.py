@@ -21,12 +21,12 @@ from nonatomic.rules.lint.gates import Gate
 from nonatomic.rules.lint.prefilters import Prefilter
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
-from nonatomic.rules.lint.semantics.tool_config import normal_key, tool_pack
+from nonatomic.rules.lint.semantics.tool_config import constructor_types, normal_key, tool_pack
 
 Options = dict[str, Any]
 
 
-def _never(options: Options) -> None:
+def _never(options: Options, *tools: Any) -> None:
     return None
 
 
@@ -38,8 +38,9 @@ class Entry:
     default_on: bool = True
     # options -> what a file's bytes must match for the rule to fire (None: always run)
     prefilter: Callable[[Options], Prefilter | None] = _never
-    # options -> what CPython's tree of a file must satisfy (None: no such test)
-    gate: Callable[[Options], Gate | None] = _never
+    # (options, [tool.nonatomic.tools]) -> what CPython's tree of a file must satisfy
+    # (None: no such test)
+    gate: Callable[[Options, Options], Gate | None] = _never
 
     @property
     def module(self) -> str:
@@ -50,9 +51,9 @@ def _regex(pattern: bytes) -> Callable[[Options], re.Pattern[bytes]]:
     return lambda options: re.compile(pattern)
 
 
-def _always(check: Any) -> Callable[[Options], Any]:
+def _always(check: Any) -> Callable[..., Any]:
     """A prefilter or gate that takes no options (one object, so a file runs it once)."""
-    return lambda options: check
+    return lambda options, *tools: check
 
 
 # A file with none of these words has no retry construct the retry rules can see: a
@@ -85,8 +86,8 @@ def _timeout_imports(options: Options) -> Prefilter:
     return prefilters.imports([*load_specs(options.get("extra-calls"))])
 
 
-def _unbounded_calls(options: Options) -> Gate:
-    return UnboundedCallGate(load_specs(options.get("extra-calls")))
+def _unbounded_calls(options: Options, tools: Options) -> Gate:
+    return UnboundedCallGate(load_specs(options.get("extra-calls")), constructor_types(tools))
 
 
 CATALOGUE: tuple[Entry, ...] = (
@@ -132,7 +133,10 @@ CATALOGUE: tuple[Entry, ...] = (
         "NA203", "timeout-without-cancel", "warning",
         prefilter=_always(prefilters.Words((b"wait", b".result(", b"shield"))), gate=_always(gates.bounded_wait),
     ),
-    Entry("NA301", "mutable-global-state", "warning", prefilter=lambda options: prefilters.MutatedGlobal()),
+    Entry(
+        "NA301", "mutable-global-state", "warning",
+        prefilter=_always(prefilters.MutatedGlobal()), gate=_always(gates.mutated_global),
+    ),
     Entry(
         "NA302", "mutable-class-state", "warning",
         # A class-body `NAME = <container>` one level in, plus a `self.` or `cls.` to mutate it through.

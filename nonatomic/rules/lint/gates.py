@@ -13,10 +13,10 @@ No libcst here.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
 
+from nonatomic.rules.lint.semantics.names import named_like_retry
 from nonatomic.rules.lint.semantics.packs import load_pack
 
 _TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
@@ -52,13 +52,22 @@ class SyntaxIndex:
 
     @cached_property
     def aliases(self) -> dict[str, str]:
-        """`from m import name as alias`: alias -> name."""
-        return {alias.asname: alias.name for node in self.of(ast.ImportFrom) for alias in node.names if alias.asname}
+        """`from m import name as alias` and `import m.name as alias`: alias -> name."""
+        return {
+            alias.asname: alias.name.rsplit(".", 1)[-1]
+            for node in self.of(ast.ImportFrom, ast.Import)
+            for alias in node.names
+            if alias.asname
+        }
+
+    def original(self, name: str) -> str:
+        """The imported name behind an alias (`r` of `from tenacity import retry as r`)."""
+        return self.aliases.get(name, name)
 
     def called(self, call: ast.Call) -> str | None:
         """The last name of what a call calls, through import aliases."""
         name = last_name(call.func)
-        return self.aliases.get(name, name) if name else None
+        return self.original(name) if name else None
 
 
 Gate = Callable[[SyntaxIndex], bool]
@@ -83,24 +92,24 @@ def _names(expr: ast.AST) -> Iterator[str]:
             yield node.arg
 
 
-# Every retry library and retrier name of retry.yaml says one of these (a test checks).
-RETRY_WORDS = re.compile(r"retr|backoff|stamina|tenacity", re.IGNORECASE)
-
-
 def retry_construct(index: SyntaxIndex) -> bool:
-    """A retry scope can exist (NA101, NA103, NA104, NA105): a decorator, call,
-    keyword or import that names a retry library or says retry/backoff, or a `while`
-    or counting `for` loop whose body catches, continues or sleeps."""
+    """A retry scope can exist (NA101, NA103, NA104, NA105): a decorator or call
+    that names a construct of the retry pack or is named like a retrier (through
+    import aliases), a LangGraph `retry_policy=`, or a loop shaped like a retry loop
+    (`semantics/loops.py`, loosened: no test of what the loop works on)."""
+    pack = load_pack("retry")
+    constructs = {name.rsplit(".", 1)[-1] for construct in pack["constructs"] for name in construct["names"]}
+    policy = pack["retry_policy"]
+    # `add_node(..., retry_policy=...)` and `@task(retry_policy=...)`
+    takes_policy = {*policy["add_node"], *(name.rsplit(".", 1)[-1] for name in policy["decorators"])}
     named = [name for node in index.of(*_DEFS) for decorator in node.decorator_list for name in _names(decorator)]
     for call in index.of(ast.Call):
         named += _names(call.func)
-        named += (keyword.arg for keyword in call.keywords if keyword.arg)
-    for node in index.of(ast.ImportFrom):
-        named += [node.module or "", *(alias.name for alias in node.names)]
-    named += (alias.name for node in index.of(ast.Import) for alias in node.names)
-    if any(RETRY_WORDS.search(name) for name in named):
+        given = {keyword.arg for keyword in call.keywords}
+        if {last_name(call.func), index.called(call)} & takes_policy and given & set(policy["keywords"]):
+            return True
+    if any(name in constructs or named_like_retry(name) for name in map(index.original, named)):
         return True
-    pack = load_pack("retry")
     counters = {name.rsplit(".", 1)[-1] for name in pack["counters"]}
     sleeps = {name.rsplit(".", 1)[-1] for name in pack["sleeps"]}
     loops = index.of(ast.While) + [
@@ -108,11 +117,57 @@ def retry_construct(index: SyntaxIndex) -> bool:
         for loop in index.of(ast.For, ast.AsyncFor)
         if isinstance(loop.iter, ast.Call) and index.called(loop.iter) in counters
     ]
-    return any(
-        isinstance(node, (*_TRY, ast.Continue)) or (isinstance(node, ast.Call) and index.called(node) in sleeps)
-        for loop in loops
-        for statement in loop.body
-        for node in nodes_under(statement)
+    return any(_retry_shaped(loop, index, sleeps) for loop in loops)
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_EXITS = (ast.Return, ast.Break)
+
+
+def _in_loop(statements: list[ast.stmt]) -> Iterator[ast.AST]:
+    """What runs in one round of a loop body: not nested loops, functions or classes."""
+    stack: list[ast.AST] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_LOOPS, *_NESTED)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _leaves_loop(handler: ast.ExceptHandler) -> bool:
+    return isinstance(handler.body[-1], (ast.Raise, *_EXITS))
+
+
+def _retry_shaped(loop: ast.For | ast.AsyncFor | ast.While, index: SyntaxIndex, sleeps: set[str]) -> bool:
+    """Either a `try` that fails over to the next round and whose success leaves the
+    loop, or, without one, an exit or a `while` flag set, a sleep (or, counting, a
+    `continue`) and an `if` that ends or restarts the round."""
+    flags: set[str] = set()  # `while not done: ... done = True`
+    if isinstance(loop, ast.While):
+        flags = {node.id for node in nodes_under(loop.test) if isinstance(node, ast.Name)}
+
+    def sets_flag(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in flags
+
+    body = list(_in_loop(loop.body))
+    for attempt in body:
+        if not isinstance(attempt, _TRY) or all(_leaves_loop(h) for h in attempt.handlers):
+            continue
+        inside = list(_in_loop(attempt.body + attempt.orelse))
+        if any(isinstance(n, _EXITS) or sets_flag(n) for n in inside):
+            return True
+        if attempt in loop.body:
+            following = loop.body[loop.body.index(attempt) + 1 :][:1]
+            if any(isinstance(s, _EXITS) for s in following):
+                return True
+    if not any(isinstance(n, _EXITS) or sets_flag(n) for n in body):
+        return False
+    paced = any(isinstance(n, ast.Call) and index.called(n) in sleeps for n in body) or (
+        not isinstance(loop, ast.While) and any(isinstance(n, ast.Continue) for n in body)
+    )
+    return paced and any(
+        isinstance(n, ast.If) and any(isinstance(s, (*_EXITS, ast.Continue)) for s in n.body) for n in body
     )
 
 
@@ -192,6 +247,79 @@ def _binds_container(node: ast.AST, index: SyntaxIndex) -> bool:
         or (isinstance(value, ast.Call) and index.called(value) in CONTAINERS)
         for value in values
     )
+
+
+MUTATING_METHODS = frozenset(
+    {
+        # list / deque
+        "append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
+        "appendleft", "extendleft", "popleft", "rotate",
+        # dict / OrderedDict / Counter
+        "update", "setdefault", "popitem", "move_to_end", "subtract",
+        # set
+        "add", "discard", "difference_update", "intersection_update",
+        "symmetric_difference_update",
+        "__setitem__", "__delitem__",
+    }
+)
+
+
+
+def mutated_global(index: SyntaxIndex) -> bool:
+    """NA301: a `global` statement, or a module-level container that a function or
+    lambda writes into (`X[k] = v`, `del X[k]`, `X.append(v)`, `X.get(k).clear()`)."""
+    if index.of(ast.Global):
+        return True
+    containers = {
+        target.id
+        for statement in _module_level(index.tree)
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _binds_container(statement, index)
+        for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+        for target in nodes_under(target)
+        if isinstance(target, ast.Name)
+    }
+    if not containers:
+        return False
+    functions = index.of(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+    return any(
+        _container_root(written) in containers
+        for function in functions
+        for node in nodes_under(function)
+        for written in _written(node)
+    )
+
+
+def _module_level(tree: ast.Module) -> Iterator[ast.AST]:
+    """What runs at module level: not inside functions or classes."""
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, _NESTED):
+            yield node
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _written(node: ast.AST) -> list[ast.expr]:
+    """What a node writes into: a subscript stored or deleted, a mutating method's object."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return [node.value]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS:
+        return [node.func.value]
+    return []
+
+
+_REACHING = ("get", "setdefault")  # methods that hand back what the container holds
+
+
+def _container_root(expr: ast.expr) -> str | None:
+    """The name `X` that `X[u]["items"]`, `X.get(u)` and `X.setdefault(u, [])` reach into."""
+    while True:
+        if isinstance(expr, ast.Subscript):
+            expr = expr.value
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _REACHING:
+            expr = expr.func.value
+        else:
+            return expr.id if isinstance(expr, ast.Name) else None
 
 
 def bounded_wait(index: SyntaxIndex) -> bool:

@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.loops import calls_in
 from nonatomic.rules.lint.semantics.model import CallSite, ModuleModel, Retried, RetryScope
-from nonatomic.rules.lint.semantics.names import source, word_list
+from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import handlers_in, is_timeout, retries_on
 from nonatomic.rules.lint.semantics.tools import ToolRegistry

@@ -5,10 +5,10 @@ import libcst as cst
 from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.gates import STORES
-from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.calls import positional
 from nonatomic.rules.lint.semantics.loops import names_in
-from nonatomic.rules.lint.semantics.names import source, words
+from nonatomic.rules.lint.semantics.names import words
 
 # Names of a store whose entries are answered back as an operation's outcome.
 _CACHE_WORDS = {"idempotency", "idempotent", "idem", "dedupe", "dedup", "deduplication", "replay",

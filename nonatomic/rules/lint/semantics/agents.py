@@ -16,8 +16,8 @@ from __future__ import annotations
 import libcst as cst
 
 from nonatomic.rules.lint.semantics import calls
-from nonatomic.rules.lint.semantics.callees import dotted_name
-from nonatomic.rules.lint.semantics.names import source, words
+from nonatomic.rules.lint.semantics.callees import dotted_name, source
+from nonatomic.rules.lint.semantics.names import words
 
 _GRAPH_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
 _KICKOFFS = frozenset(

@@ -17,18 +17,9 @@ from collections.abc import Mapping
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
-from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.semantics.tool_config import constructor_types
 
 _ALIAS, _TYPE = "alias", "type"
-
-
-def default_constructors() -> dict[str, str]:
-    """Constructor dotted name -> type name, from the shipped objects pack."""
-    return {
-        ctor: type_name
-        for type_name, ctors in load_pack("objects")["types"].items()
-        for ctor in ctors
-    }
 
 
 def dotted_name(expr: cst.BaseExpression) -> str | None:
@@ -41,14 +32,19 @@ def dotted_name(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def source(node: cst.CSTNode) -> str:
+    """A node's code on one line, for messages and for comparing expressions."""
+    return " ".join(cst.Module([]).code_for_node(node).split())
+
+
 class CalleeProvider(BatchableMetadataProvider[str | None]):
-    # The engine may replace this with the shipped constructors plus the user's.
+    # The engine sets this to the shipped constructors plus the user's.
     constructors: Mapping[str, str] | None = None
 
     def __init__(self) -> None:
         super().__init__()
         if CalleeProvider.constructors is None:
-            CalleeProvider.constructors = default_constructors()
+            CalleeProvider.constructors = constructor_types({})
         self._scopes: list[dict[str, tuple[str, str | None]]] = [{}]
         self._class_attrs: list[dict[str, str]] = []
         self._call_types: dict[cst.Call, str] = {}

@@ -28,8 +28,7 @@ import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
 from nonatomic.rules.lint.semantics import calls
-from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
-from nonatomic.rules.lint.semantics.names import source
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name, source
 
 # Type names (see objects.yaml) whose methods are Redis commands.
 CLIENT_TYPES = ("redis.Redis", "redis.Pipeline", "redis.JSON")

@@ -31,7 +31,7 @@ from nonatomic.rules.lint.semantics.model import (
     Retried,
     RetryScope,
 )
-from nonatomic.rules.lint.semantics.names import word_list
+from nonatomic.rules.lint.semantics.names import named_like_retry
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.tool_config import tool_pack
 
@@ -86,21 +86,6 @@ def _with_retry_construct() -> Construct:
 
 def _last(name: str | None) -> str:
     return (name or "").rsplit(".", 1)[-1]
-
-
-def named_like_retry(name: str | None) -> bool:
-    """An unknown callable whose name says it retries (`retry_with_backoff`, not `retry_delay`)."""
-    pack = _pack()
-    if (name or "").split(".", 1)[0] in pack["libraries"]:
-        return False  # a library the pack knows: its constructs are listed
-    found = word_list(_last(name))
-    if set(found) & set(pack["predicate_words"]):
-        return False
-    found = found[: found.index("on")] if "on" in found[1:] else found  # `retry_on_error`
-    at = next((i for i, word in enumerate(found) if word in pack["name_words"]), None)
-    if at is None or (at and found[at - 1] not in pack["retrier_leads"]):
-        return False  # `should_retry`, `on_retry`, `max_retries`
-    return found[-1] not in pack["not_retrier_nouns"]
 
 
 def _unwrap(expr: cst.BaseExpression) -> cst.BaseExpression:

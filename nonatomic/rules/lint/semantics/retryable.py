@@ -18,9 +18,8 @@ from typing import Any
 import libcst as cst
 
 from nonatomic.rules.lint import walk
-from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.model import RetryScope
-from nonatomic.rules.lint.semantics.names import source
 from nonatomic.rules.lint.semantics.packs import load_pack
 
 # Library predicates that name exception types (`retry_if_exception_type(A, B)`).

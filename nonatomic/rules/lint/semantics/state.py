@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from nonatomic.rules.lint import walk
-from nonatomic.rules.lint.gates import CONTAINERS
+from nonatomic.rules.lint.gates import CONTAINERS, MUTATING_METHODS
 from nonatomic.rules.lint.semantics.callees import dotted_name
 
 # Constructor (as `CalleeProvider` resolves it; bare when not imported) -> shown kind.
@@ -24,20 +24,6 @@ _CONSTRUCTORS = {
     for short, module in CONTAINERS.items()
     for name in (short, f"{module}.{short}" if module else short)
 }
-
-MUTATING_METHODS = frozenset(
-    {
-        # list / deque
-        "append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
-        "appendleft", "extendleft", "popleft", "rotate",
-        # dict / OrderedDict / Counter
-        "update", "setdefault", "popitem", "move_to_end", "subtract",
-        # set
-        "add", "discard", "difference_update", "intersection_update",
-        "symmetric_difference_update",
-        "__setitem__", "__delitem__",
-    }
-)
 
 # Parameter names (after underscores are dropped) and annotation endings that hold a function or class.
 _CALLABLE_WORDS = (

@@ -49,42 +49,52 @@ def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
 
 
 class UnboundedCallGate:
-    """Whether a module may hold a call of `specs` without its timeout: a call that
-    names a spec through an imported module (`httpx.get`), or whose last name is a
-    spec's (`session.post`, or an alias: `from requests import post as p`,
-    `Client = httpx.Client`), and whose arguments do not settle it."""
+    """Whether a module may hold a call of `specs` without its timeout, resolved as
+    NA201's callee resolution can resolve it: a module's function or class through
+    its import (`httpx.get`, `from requests import post as p`), or a method of a
+    type (`requests.Session.get`) on any receiver, in a file that calls one of the
+    type's constructors (the only way a receiver gets a type); and whose arguments
+    do not settle it."""
 
-    def __init__(self, specs: dict[str, TimeoutSpec]) -> None:
+    def __init__(self, specs: dict[str, TimeoutSpec], constructors: dict[str, str]) -> None:
         self.specs = specs
-        self.by_last: dict[str, list[TimeoutSpec]] = {}
+        makers: dict[str, set[str]] = {}  # type -> last names of its constructors
+        for ctor, type_name in constructors.items():
+            makers.setdefault(type_name, set()).add(ctor.rsplit(".", 1)[-1])
+        # method name -> (the spec, last names of the constructors its receiver needs)
+        self.methods: dict[str, list[tuple[TimeoutSpec, set[str]]]] = {}
         for name, spec in specs.items():
-            self.by_last.setdefault(name.rsplit(".", 1)[-1], []).append(spec)
+            owner, _, method = name.rpartition(".")
+            if owner in makers:
+                self.methods.setdefault(method, []).append((spec, makers[owner]))
 
     def __call__(self, index: SyntaxIndex) -> bool:
-        modules: dict[str, str] = {}  # `import a.b as c`: local name -> module
+        imported: dict[str, str] = {}  # local name -> the module or object it imports
         for node in index.of(ast.Import):
-            modules.update(
+            imported.update(
                 (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2 for alias in node.names
             )
-        aliases = dict(index.aliases)  # local name -> a spec's last name
-        for node in index.of(ast.Assign, ast.AnnAssign):
-            value = last_name(node.value) if node.value is not None else None
-            if value in self.by_last:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                aliases.update((t.id, value) for t in targets if isinstance(t, ast.Name))
+        for node in index.of(ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            imported.update(
+                (alias.asname or alias.name, f"{module}.{alias.name}" if module else alias.name) for alias in node.names
+            )
+        called = {name for call in index.of(ast.Call) for name in (last_name(call.func), index.called(call))}
         return any(
-            _may_lack(call, spec) for call in index.of(ast.Call) for spec in self._candidates(call, modules, aliases)
+            _may_lack(call, spec) for call in index.of(ast.Call) for spec in self._candidates(call, imported, called)
         )
 
-    def _candidates(self, call: ast.Call, modules: dict[str, str], aliases: dict[str, str]) -> list[TimeoutSpec]:
+    def _candidates(self, call: ast.Call, imported: dict[str, str], called: set[str | None]) -> list[TimeoutSpec]:
+        found = []
         dotted = _dotted(call.func)
-        if dotted is not None and "." in dotted:
-            root, rest = dotted.split(".", 1)
-            if root in modules:  # a module's function or class: its name says which spec
-                spec = self.specs.get(f"{modules[root]}.{rest}")
-                return [spec] if spec else []
-        name = last_name(call.func)
-        return self.by_last.get(name or "") or self.by_last.get(aliases.get(name or "", ""), [])
+        if dotted is not None:
+            root, dot, rest = dotted.partition(".")
+            spec = self.specs.get(imported[root] + dot + rest if root in imported else dotted)
+            if spec is not None:
+                found.append(spec)
+        if isinstance(call.func, ast.Attribute):
+            found += [spec for spec, makers in self.methods.get(call.func.attr, ()) if makers & called]
+        return found
 
 
 def _dotted(expr: ast.expr) -> str | None:

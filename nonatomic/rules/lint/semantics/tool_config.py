@@ -18,6 +18,12 @@ def tool_pack() -> dict[str, Any]:
     return load_pack("tools")
 
 
+def constructor_types(tools: Mapping[str, Any]) -> dict[str, str]:
+    """Constructor dotted name -> the type it makes: `objects.yaml` plus the table's `types`."""
+    types = {**load_pack("objects")["types"], **tools.get("types", {})}
+    return {ctor: type_name for type_name, ctors in types.items() for ctor in ctors}
+
+
 def normal_key(name: str) -> str:
     """A key spelling as compared: `Idempotency-Key`, `idempotency_key` -> "idempotencykey"."""
     return name.replace("-", "").replace("_", "").lower()
