@@ -195,10 +195,13 @@ GATE_CASES = {
         [
             "done, pending = await asyncio.wait(tasks, timeout=5)\n",
             "try:\n    fut.result(timeout=3)\nexcept TimeoutError:\n    pass\n",
+            "from asyncio import shield as keep\ntry:\n    await asyncio.wait_for(keep(t), 5)\nexcept TimeoutError:\n    pass\n",
         ],
         [
             "done, _ = await asyncio.wait(tasks)\n",
             "value = fut.result(timeout=3)\n",  # no handler to judge
+            # the ones without a timeout: they wait on or cancel the work
+            "try:\n    value = task.result()\n    await asyncio.wait_for(run(), 5)\nexcept TimeoutError:\n    pass\n",
         ],
     ),
 }

@@ -60,6 +60,31 @@ class SyntaxIndex:
             if alias.asname
         }
 
+    @cached_property
+    def imports(self) -> dict[str, set[str]]:
+        """Local name -> what its imports bind it to (`import a.b as c`: c -> a.b;
+        `from .m import f`: f -> .m.f), from every scope of the file."""
+        bound: dict[str, set[str]] = {}
+        for node in self.of(ast.Import):
+            for alias in node.names:
+                local, full = (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2
+                bound.setdefault(local, set()).add(full)
+        for node in self.of(ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            for alias in node.names:
+                bound.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}" if module else alias.name)
+        return bound
+
+    def qualified(self, expr: ast.expr) -> set[str]:
+        """The dotted names a callee expression may resolve to through the imports, as
+        libcst's callee resolution names them (`tenacity.retry`); just the attribute for
+        one that is not a plain dotted name (`make().retry_call`)."""
+        dotted = _dotted(expr)
+        if dotted is None:
+            return {expr.attr} if isinstance(expr, ast.Attribute) else set()
+        root, dot, rest = dotted.partition(".")
+        return {full + dot + rest for full in self.imports.get(root, ())} or {dotted}
+
     def original(self, name: str) -> str:
         """The imported name behind an alias (`r` of `from tenacity import retry as r`)."""
         return self.aliases.get(name, name)
@@ -73,6 +98,15 @@ class SyntaxIndex:
 Gate = Callable[[SyntaxIndex], bool]
 
 
+def _dotted(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        base = _dotted(expr.value)
+        return f"{base}.{expr.attr}" if base else None
+    return None
+
+
 def last_name(expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Name):
         return expr.id
@@ -81,34 +115,30 @@ def last_name(expr: ast.expr) -> str | None:
     return None
 
 
-def _names(expr: ast.AST) -> Iterator[str]:
-    """Every name, attribute and keyword in an expression (`tenacity.retry(stop=...)`)."""
-    for node in nodes_under(expr):
-        if isinstance(node, ast.Name):
-            yield node.id
-        elif isinstance(node, ast.Attribute):
-            yield node.attr
-        elif isinstance(node, ast.keyword) and node.arg:
-            yield node.arg
-
-
 def retry_construct(index: SyntaxIndex) -> bool:
     """A retry scope can exist (NA101, NA103, NA104, NA105): a decorator or call
-    that names a construct of the retry pack or is named like a retrier (through
-    import aliases), a LangGraph `retry_policy=`, or a loop shaped like a retry loop
-    (`semantics/loops.py`, loosened: no test of what the loop works on)."""
+    that names a construct of the retry pack or a retrier of a library the pack does
+    not know (`semantics/names.py`), resolved through the imports as the retry model
+    resolves it; `.with_retry()`; a LangGraph `retry_policy=`; or a loop shaped like a
+    retry loop (`semantics/loops.py`, loosened: no test of what the loop works on)."""
     pack = load_pack("retry")
-    constructs = {name.rsplit(".", 1)[-1] for construct in pack["constructs"] for name in construct["names"]}
+    constructs = {name for construct in pack["constructs"] for name in construct["names"]}
     policy = pack["retry_policy"]
     # `add_node(..., retry_policy=...)` and `@task(retry_policy=...)`
     takes_policy = {*policy["add_node"], *(name.rsplit(".", 1)[-1] for name in policy["decorators"])}
-    named = [name for node in index.of(*_DEFS) for decorator in node.decorator_list for name in _names(decorator)]
+    callees = [
+        decorator.func if isinstance(decorator, ast.Call) else decorator
+        for node in index.of(*_DEFS)
+        for decorator in node.decorator_list
+    ]
     for call in index.of(ast.Call):
-        named += _names(call.func)
+        callees.append(call.func)
         given = {keyword.arg for keyword in call.keywords}
         if {last_name(call.func), index.called(call)} & takes_policy and given & set(policy["keywords"]):
             return True
-    if any(name in constructs or named_like_retry(name) for name in map(index.original, named)):
+        if isinstance(call.func, ast.Attribute) and call.func.attr == pack["with_retry"]["method"]:
+            return True
+    if any(name in constructs or named_like_retry(name) for callee in callees for name in index.qualified(callee)):
         return True
     counters = {name.rsplit(".", 1)[-1] for name in pack["counters"]}
     sleeps = {name.rsplit(".", 1)[-1] for name in pack["sleeps"]}
@@ -324,11 +354,14 @@ def _container_root(expr: ast.expr) -> str | None:
 
 def bounded_wait(index: SyntaxIndex) -> bool:
     """NA203: `wait(...)` given a timeout or `return_when`, or, in a file with a
-    `try`, a `wait_for`, `shield` or `.result(...)` call."""
-    awaited = False
+    `try`, `wait_for(shield(...), ...)` or a `.result(...)` given an argument."""
+    guarded = False
     for call in index.of(ast.Call):
         called = index.called(call)
         if called == "wait" and (len(call.args) > 1 or call.keywords or any(isinstance(a, ast.Starred) for a in call.args)):
             return True
-        awaited = awaited or called in ("wait_for", "shield", "result")
-    return awaited and bool(index.of(*_TRY))
+        if called == "wait_for":
+            guarded = guarded or any(isinstance(a, ast.Call) and index.called(a) == "shield" for a in call.args[:1])
+        elif called == "result":
+            guarded = guarded or bool(call.args or call.keywords)
+    return guarded and bool(index.of(*_TRY))

@@ -69,41 +69,14 @@ class UnboundedCallGate:
                 self.methods.setdefault(method, []).append((spec, makers[owner]))
 
     def __call__(self, index: SyntaxIndex) -> bool:
-        imported: dict[str, str] = {}  # local name -> the module or object it imports
-        for node in index.of(ast.Import):
-            imported.update(
-                (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2 for alias in node.names
-            )
-        for node in index.of(ast.ImportFrom):
-            module = "." * node.level + (node.module or "")
-            imported.update(
-                (alias.asname or alias.name, f"{module}.{alias.name}" if module else alias.name) for alias in node.names
-            )
         called = {name for call in index.of(ast.Call) for name in (last_name(call.func), index.called(call))}
-        return any(
-            _may_lack(call, spec) for call in index.of(ast.Call) for spec in self._candidates(call, imported, called)
-        )
+        return any(_may_lack(call, spec) for call in index.of(ast.Call) for spec in self._candidates(call, index, called))
 
-    def _candidates(self, call: ast.Call, imported: dict[str, str], called: set[str | None]) -> list[TimeoutSpec]:
-        found = []
-        dotted = _dotted(call.func)
-        if dotted is not None:
-            root, dot, rest = dotted.partition(".")
-            spec = self.specs.get(imported[root] + dot + rest if root in imported else dotted)
-            if spec is not None:
-                found.append(spec)
+    def _candidates(self, call: ast.Call, index: SyntaxIndex, called: set[str | None]) -> list[TimeoutSpec]:
+        found = [self.specs[name] for name in index.qualified(call.func) if name in self.specs]
         if isinstance(call.func, ast.Attribute):
             found += [spec for spec, makers in self.methods.get(call.func.attr, ()) if makers & called]
         return found
-
-
-def _dotted(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        base = _dotted(expr.value)
-        return f"{base}.{expr.attr}" if base else None
-    return None
 
 
 def _may_lack(call: ast.Call, spec: TimeoutSpec) -> bool:
