@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
 
 import pytest
+
+from tests.lint.conftest import make_settings
 
 SUPPORT_AGENT = '''\
 """Customer-support agent: tools, a registry, a memo and per-run state."""
@@ -189,17 +192,20 @@ def test_pylint_globals_functional_file(lint, tmp_path: Path):
     assert sorted(flagged - rebinding) == [33, 103, 104]
 
 
-def test_prefilter_skips_modules_whose_containers_no_function_touches():
-    from nonatomic.rules.lint.prefilters import MutatedGlobal
+def test_trigger_skips_modules_whose_containers_no_function_touches():
+    from nonatomic.lint.runner import RulePlan
 
-    prefilter = MutatedGlobal()
-    untouched = b"__all__ = ['a']\nLIMITS = {'refund': 500}\n\ndef limit(tool):\n    return 1\n"
-    assert not prefilter.search(untouched)
+    plan = RulePlan(make_settings())
+
+    def triggered(source: bytes) -> bool:
+        return "NA301" in plan.codes_for("m.py", source, ast.parse(source))
+
+    assert not triggered(b"__all__ = ['a']\nLIMITS = {'refund': 500}\n\ndef limit(tool):\n    return LIMITS.get(tool)\n")
+    assert not triggered(b"SEEN = set()\nSEEN.add('boot')\n")  # at import time
     for touched in (
         b"SEEN = set()\ndef f(x):\n    SEEN.add(x)\n",
         b"CACHE: dict[str, int] = {}\ndef f(k):\n    CACHE [k] = 1\n",
-        b"TOTALS = Counter()\ndef f():\n    TOTALS += other\n",
         b"results = []\non_done = lambda r: results.append(r)\n",
         b"FLAG = None\ndef f():\n    global FLAG\n",
     ):
-        assert prefilter.search(touched), touched
+        assert triggered(touched), touched

@@ -64,7 +64,7 @@ _RETRY_TEXT = prefilters.Words(
     ignore_case=True,
 )
 # What a file must contain for any of its calls to be Redis commands (imports, client names).
-_REDIS = _regex(rb"[Rr]edis")
+_REDIS = _always(prefilters.Words((b"redis", b"Redis")))
 
 
 def _key_spellings(options: Options) -> Prefilter:
@@ -96,7 +96,8 @@ CATALOGUE: tuple[Entry, ...] = (
         "NA101", "retry-write-without-idempotency-key", "error",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
     ),
-    Entry("NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings),
+    # A key is volatile only per attempt of a retried write: NA102 needs a retry construct too.
+    Entry("NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings, gate=_always(gates.retry_construct)),
     Entry(
         "NA103", "retry-on-non-retryable", "warning",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),

@@ -16,7 +16,7 @@ import ast
 from collections.abc import Callable, Iterator
 from functools import cached_property
 
-from nonatomic.rules.lint.semantics.names import named_like_retry
+from nonatomic.rules.lint.semantics.names import named_like_retry, words
 from nonatomic.rules.lint.semantics.packs import load_pack
 
 _TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
@@ -24,18 +24,34 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NESTED = (*_DEFS, ast.Lambda)
 
 
+# Fields that hold names, numbers, flags, contexts and operators, never a node a gate
+# looks for: not descending into them saves a third of the walk.
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "name", "module", "level", "kind",
+                          "type_comment", "is_async", "simple", "conversion"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _pushed(node: ast.AST, stack: list[ast.AST]) -> None:
+    """Puts `node`'s children on `stack`."""
+    kind = type(node)
+    names = _CHILD_FIELDS.get(kind)
+    if names is None:
+        names = _CHILD_FIELDS[kind] = tuple(name for name in kind._fields if name not in _LEAF_FIELDS)
+    for name in names:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            stack.extend([item for item in value if isinstance(item, ast.AST)])
+        elif isinstance(value, ast.AST):
+            stack.append(value)
+
+
 def nodes_under(node: ast.AST) -> Iterator[ast.AST]:
-    """`node` and every node under it (ast.walk's nodes, without its generators)."""
+    """`node` and every node under it (ast.walk's nodes, without contexts and operators)."""
     stack = [node]
     while stack:
         node = stack.pop()
         yield node
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, list):
-                stack.extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                stack.append(value)
+        _pushed(node, stack)
 
 
 class SyntaxIndex:
@@ -44,8 +60,11 @@ class SyntaxIndex:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         self._by_type: dict[type, list[ast.AST]] = {}
-        for node in nodes_under(tree):
+        stack: list[ast.AST] = [tree]
+        while stack:  # nodes_under, inlined: this pass runs on most files
+            node = stack.pop()
             self._by_type.setdefault(type(node), []).append(node)
+            _pushed(node, stack)
 
     def of(self, *types: type) -> list:
         return [node for kind in types for node in self._by_type.get(kind, ())]
@@ -207,17 +226,46 @@ STORES = {"set": (0, 1), "setex": (0, 2), "psetex": (0, 2), "hset": (0, 2), "set
           "mset": (None, 0), "update": (None, 0)}
 
 
+# Names of a store whose entries are answered back as an operation's outcome.
+CACHE_WORDS = frozenset({"idempotency", "idempotent", "idem", "dedupe", "dedup", "deduplication", "replay",
+                         "cache", "cached", "memo", "memoized"})
+# Names that are such a store only when it outlives the call (NA107 tells).
+RESULT_WORDS = frozenset({"result", "results", "response", "responses", "outcome", "outcomes"})
+
+
 def _stores(node: ast.AST) -> bool:
-    return any(
-        (isinstance(inner, ast.Assign) and any(isinstance(t, ast.Subscript) for t in inner.targets))
-        or (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in STORES)
-        for inner in nodes_under(node)
-    )
+    """A keyed store under `node` whose holder or key is named like a cache."""
+    for inner in nodes_under(node):
+        if isinstance(inner, ast.Assign):
+            named = [target.value for target in inner.targets if isinstance(target, ast.Subscript)]
+        elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in STORES:
+            named = [inner.func.value, *inner.args]
+        else:
+            continue
+        if any(_spelled(expr) & (CACHE_WORDS | RESULT_WORDS) for expr in named):
+            return True
+    return False
+
+
+def _spelled(expr: ast.AST) -> set[str]:
+    """The words of an expression's code: its names, attributes, keywords and strings."""
+    found: set[str] = set()
+    for node in nodes_under(expr):
+        text = (
+            node.id if isinstance(node, ast.Name)
+            else node.attr if isinstance(node, ast.Attribute)
+            else node.arg if isinstance(node, (ast.keyword, ast.arg))
+            else node.value if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            else None
+        )
+        if text:
+            found |= words(text)
+    return found
 
 
 def failure_store(index: SyntaxIndex) -> bool:
-    """NA107: a keyed store (`cache[k] = ...`, `cache.set(...)`) in an `except`
-    handler, or after a `try` whose handler assigns something."""
+    """NA107: a keyed store named like a cache (`cache[k] = ...`, `r.set(idem_key, ...)`)
+    in an `except` handler, or after a `try` whose handler assigns something."""
     tries = index.of(*_TRY)
     if not tries:
         return False
@@ -230,14 +278,24 @@ def failure_store(index: SyntaxIndex) -> bool:
     }
     if not assigning:
         return False
-    for node in nodes_under(index.tree):  # the statements after such a try, in its block
-        for name in node._fields:
-            statements = getattr(node, name, None)
-            if isinstance(statements, list):
-                for i, statement in enumerate(statements):
-                    if id(statement) in assigning and any(_stores(s) for s in statements[i + 1 :]):
-                        return True
+    for statements in _blocks(index):  # the statements after such a try, in its block
+        for i, statement in enumerate(statements):
+            if id(statement) in assigning and any(_stores(s) for s in statements[i + 1 :]):
+                return True
     return False
+
+
+_BLOCKS = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
+           ast.While, ast.With, ast.AsyncWith, *_TRY, ast.ExceptHandler, ast.match_case)
+
+
+def _blocks(index: SyntaxIndex) -> Iterator[list[ast.stmt]]:
+    """Every list of statements in the module."""
+    for node in index.of(*_BLOCKS):
+        for name in ("body", "orelse", "finalbody"):
+            statements = getattr(node, name, None)
+            if statements:
+                yield statements
 
 
 # Constructors of fresh mutable containers, and the module that has each.
@@ -302,7 +360,7 @@ def mutated_global(index: SyntaxIndex) -> bool:
         return True
     containers = {
         target.id
-        for statement in _module_level(index.tree)
+        for statement in _module_level(index.tree, _NESTED)
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _binds_container(statement, index)
         for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
         for target in nodes_under(target)
@@ -310,21 +368,24 @@ def mutated_global(index: SyntaxIndex) -> bool:
     }
     if not containers:
         return False
-    functions = index.of(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+    at_import = {id(node) for node in _module_level(index.tree, _FUNCTIONS)}  # class bodies run then too
     return any(
         _container_root(written) in containers
-        for function in functions
-        for node in nodes_under(function)
+        for node in index.of(ast.Subscript, ast.Call)
+        if id(node) not in at_import
         for written in _written(node)
     )
 
 
-def _module_level(tree: ast.Module) -> Iterator[ast.AST]:
-    """What runs at module level: not inside functions or classes."""
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _module_level(tree: ast.Module, skipped: tuple[type, ...]) -> Iterator[ast.AST]:
+    """What runs at module level, not entering the `skipped` definitions."""
     stack: list[ast.AST] = list(tree.body)
     while stack:
         node = stack.pop()
-        if not isinstance(node, _NESTED):
+        if not isinstance(node, skipped):
             yield node
             stack.extend(ast.iter_child_nodes(node))
 

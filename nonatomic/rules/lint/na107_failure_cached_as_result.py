@@ -4,18 +4,14 @@ import libcst as cst
 
 from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.gates import STORES
+from nonatomic.rules.lint.gates import CACHE_WORDS, RESULT_WORDS, STORES
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.calls import positional
 from nonatomic.rules.lint.semantics.loops import names_in
 from nonatomic.rules.lint.semantics.names import words
 
-# Names of a store whose entries are answered back as an operation's outcome.
-_CACHE_WORDS = {"idempotency", "idempotent", "idem", "dedupe", "dedup", "deduplication", "replay",
-                "cache", "cached", "memo", "memoized"}
-# Names that are such a store only when it outlives the call (an attribute or a module
-# global): a local or a parameter `results` collects this call's per-item outcomes.
-_RESULT_WORDS = {"result", "results", "response", "responses", "outcome", "outcomes"}
+# Result words (`RESULT_WORDS`) name a cache only when it outlives the call (an attribute
+# or a module global): a local or a parameter `results` collects this call's per-item outcomes.
 # ... unless the name says it records failures or counts things: that is what they are for.
 _RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "metrics", "counter",
                  "counters", "stats", "log", "logs", "history", "attempts", "retries", "dlq"}
@@ -26,7 +22,7 @@ _FAILURE_WORDS = {"error", "err", "errors", "fail", "failed", "failure", "except
 
 def _cache_name(name: str, *, lasting: bool = True) -> bool:
     found = words(name)
-    named = found & _CACHE_WORDS or (lasting and found & _RESULT_WORDS)
+    named = found & CACHE_WORDS or (lasting and found & RESULT_WORDS)
     return bool(named) and not found & _RECORD_WORDS
 
 

@@ -59,10 +59,9 @@ class Spellings:
 
 
 class MutatedGlobal:
-    """A `global` statement, or an unindented `NAME = <container>` whose NAME is later
-    used inside a function (an indented or lambda line) through a subscript, an
-    attribute (a method, or `.get(k).clear()`) or an augmented assignment.  Modules
-    whose containers are only `__all__` or tables no function touches do not pass."""
+    """A `global` statement, or an unindented `NAME = <container>` whose NAME is used
+    again through a subscript or an attribute (plain substring tests).  Whether a
+    function writes through that use is the gate's question (`gates.mutated_global`)."""
 
     _GLOBAL = re.compile(rb"(?m)^[ \t]+global[ \t]")
     _DEFINITION = re.compile(
@@ -71,20 +70,14 @@ class MutatedGlobal:
         rb"|ChainMap|Weak\w+)\()"
     )
     _NAME = re.compile(rb"(\w+)(?:[ \t]*:[^=\n]*)?[ \t]*=")
-    _USE = rb"[ \t]*(?:\[|\.|(?:\+|-|\*|/|//|%|\||&|\^|<<|>>|@)=)"
+    _USES = (b"[", b".", b" [", b" .", b"\t[")
 
     def search(self, data: bytes) -> bool:
-        if self._GLOBAL.search(data):
+        if b"global" in data and self._GLOBAL.search(data):
             return True
         names = {
             name
             for match in self._DEFINITION.finditer(data)
             for name in self._NAME.findall(match.group(1))
         } - {b"__all__"}
-        if not names:
-            return False
-        alternatives = b"|".join(re.escape(name) for name in sorted(names))
-        used = re.compile(
-            rb"(?m)^(?:[ \t]+|.*\blambda\b).*?(?<![\w.])(?:" + alternatives + rb")" + self._USE
-        )
-        return used.search(data) is not None
+        return any(name + use in data for name in names for use in self._USES)
