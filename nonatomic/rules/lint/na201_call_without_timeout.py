@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
 from nonatomic.rules.lint.semantics.timeouts import load_specs
 
 DEFAULT_FIX_TIMEOUT = 30
+_SESSION = "aiohttp.ClientSession"
+_SESSION_REQUESTS = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "request", "ws_connect"})
 
 
 class CallWithoutTimeout(LintRule):
@@ -31,7 +34,9 @@ class CallWithoutTimeout(LintRule):
 
     A call whose library has a sane default (`httpx`, 5 s) is not flagged unless
     the default is switched off with `timeout=None`. A call passing `**kwargs`
-    is not flagged: the timeout may be in there.
+    is not flagged: the timeout may be in there; nor is an LLM client given its
+    own `http_client`, nor an `aiohttp.ClientSession` whose every request in the
+    function passes its own `timeout=`.
 
     ## Example
     ```python
@@ -90,6 +95,14 @@ class CallWithoutTimeout(LintRule):
         "from openai import OpenAI\nclient = OpenAI(timeout=20.0, max_retries=2)\n",
         "from langchain_openai import ChatOpenAI\nllm = ChatOpenAI(model='gpt-4o', request_timeout=30)\n",
         "import aiohttp\nasync def f():\n    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:\n        pass\n",
+        # Each request on the session bounds itself (or may, through **kwargs).
+        (
+            "import aiohttp\nasync def f(url, **kw):\n    async with aiohttp.ClientSession() as s:\n"
+            "        async with s.get(url, timeout=aiohttp.ClientTimeout(total=10)) as r:\n            pass\n"
+            "        await s.post(url, **kw)\n"
+        ),
+        # The client's own http_client may carry the timeout.
+        "import httpx\nfrom openai import AsyncOpenAI\nclient = AsyncOpenAI(http_client=httpx.AsyncClient(timeout=30))\n",
         # A parameter that shadows the module name is not the module.
         "import requests\ndef f(requests):\n    requests.get('x')\n",
     ]
@@ -118,6 +131,12 @@ class CallWithoutTimeout(LintRule):
         Invalid("import httpx\nclient = httpx.AsyncClient(timeout=None)\n", line=2),
         Invalid("import aiohttp\nasync def f():\n    async with aiohttp.ClientSession() as s:\n        pass\n", line=3),
         Invalid("import aiohttp\nt = aiohttp.ClientTimeout()\n", line=2),
+        # One request on the session without its own timeout is enough.
+        Invalid(
+            "import aiohttp\nasync def f(url):\n    session = aiohttp.ClientSession()\n"
+            "    await session.get(url, timeout=5)\n    await session.post(url, json={})\n",
+            line=3,
+        ),
         Invalid("from urllib.request import urlopen\nurlopen(url)\n", line=2),
         Invalid("import smtplib\nserver = smtplib.SMTP('smtp.example.com', 587)\n", line=2),
         Invalid("import socket\nsocket.create_connection(('db', 5432))\n", line=2),
@@ -142,6 +161,48 @@ class CallWithoutTimeout(LintRule):
         self.ignored = set(options.get("ignore-calls", ()))
         self.fix_timeout = options.get("fix-timeout", DEFAULT_FIX_TIMEOUT)
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scopes: list[cst.CSTNode] = [node]
+        self._bound: dict[int, str] = {}  # id(call) -> the name its result is bound to
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scopes.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._scopes.pop()
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None and isinstance(node.asname.name, cst.Name):
+            self._bind(node.item, node.asname.name.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self._bind(node.value, node.targets[0].target.value)
+
+    def _bind(self, value: cst.BaseExpression, name: str) -> None:
+        value = value.expression if isinstance(value, cst.Await) else value
+        if isinstance(value, cst.Call):
+            self._bound[id(value)] = name
+
+    def _requests_bounded(self, session: cst.Call) -> bool:
+        """Every request made on the session in its function passes its own timeout (or
+        **kwargs), and there is one: then the session needs none."""
+        name = self._bound.get(id(session))
+        requests = [
+            node
+            for node in walk.subtree(self._scopes[-1])
+            if isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.Name)
+            and node.func.value.value == name
+            and node.func.attr.value in _SESSION_REQUESTS
+        ]
+        return bool(name and requests) and all(
+            calls.has_star_kwargs(request)
+            or ((given := calls.keyword(request, "timeout")) is not None and not calls.is_none(given.value))
+            for request in requests
+        )
+
     def visit_Call(self, node: cst.Call) -> None:
         callee = self.get_metadata(CalleeProvider, node, None)
         spec = self.specs.get(callee) if callee else None
@@ -159,7 +220,7 @@ class CallWithoutTimeout(LintRule):
             bad = explicit_none
         else:
             bad = given is None or explicit_none
-        if not bad:
+        if not bad or (callee == _SESSION and not explicit_none and self._requests_bounded(node)):
             return
         short = callee.rsplit(".", 2)
         shown = ".".join(short[-2:]) if len(short) > 1 else callee
