@@ -7,6 +7,7 @@ never loads libcst or a rule module.
 
 from __future__ import annotations
 
+import ast
 import re
 import traceback
 from dataclasses import replace
@@ -19,6 +20,7 @@ from nonatomic.lint.findings import Finding, RuleCrash, fingerprint
 from nonatomic.lint.runner import Unparsable
 from nonatomic.rules.lint import rule_for
 from nonatomic.rules.lint.base import LintRule, RuleContext, Violation
+from nonatomic.rules.lint.positions import Locator
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
 from nonatomic.rules.lint.semantics.tool_config import constructor_types
 from nonatomic.rules.lint.walk import Metadata, visit_batched
@@ -38,21 +40,24 @@ class Analysis:
         }
         CalleeProvider.constructors = constructor_types(settings.tools)
 
-    def lint(self, relpath: str, data: bytes, codes: list[str]):
+    def lint(self, relpath: str, data: bytes, codes: list[str], tree: ast.Module | None = None):
         """(findings, crashes, module, violations) of the rules `codes`; raises
-        Unparsable when libcst cannot parse `data`."""
+        Unparsable when libcst cannot parse `data`.  `tree`, CPython's tree of `data`,
+        places findings without generating the whole module."""
         try:
             module = cst.parse_module(data)
         except Exception as exc:  # noqa: BLE001 - whatever libcst raises, it is NA000
             raise Unparsable(exc) from exc
         instances = [rule_for(code)(self.contexts[code]) for code in codes]
         metadata = Metadata(module)
+        metadata.positions = Locator(module, tree, data, lambda: metadata.resolve(PositionProvider))
         for instance in instances:
             instance.tree_metadata = metadata
         crashes = _visit(module, metadata, instances, relpath)
         if not any(rule.violations for rule in instances):
             return [], crashes, module, []
-        positions = metadata.resolve(PositionProvider)
+        positions = metadata.positions
+        positions.place(violation.node for rule in instances for violation in rule.violations)
         lines = data.decode(module.encoding, errors="replace").splitlines()
         findings, violations = [], []
         for rule in instances:

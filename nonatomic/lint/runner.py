@@ -176,7 +176,7 @@ def _lint_once(relpath: str, data: bytes, plan: RulePlan):
                 return _syntax_error(relpath, python_error), [], None, []
         return [], [], None, []
     try:
-        return plan.analysis.lint(relpath, data, codes)
+        return plan.analysis.lint(relpath, data, codes, tree)
     except Unparsable as exc:  # any parse failure is a finding, never a crash
         return (_syntax_error(relpath, python_error or exc) if wanted else []), [], None, []
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import libcst as cst
-from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata import CodeRange
 
 from nonatomic.rules.lint.catalogue import entry_for
 from nonatomic.rules.lint.walk import Metadata
@@ -57,8 +57,8 @@ class LintRule(cst.BatchableCSTVisitor):
     VALID: ClassVar[list[str]] = []
     INVALID: ClassVar[list[Invalid]] = []
     # Do not declare PositionProvider here: it is a whole code-generation pass per
-    # file.  Use `self.line_of(node)` or `self.position_of(node)`, computed only if
-    # some rule asks for them.
+    # file.  Use `self.line_of(node)` or `self.position_of(node)`: they generate only
+    # the statement around the node (see positions.py).
     METADATA_DEPENDENCIES: tuple = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -78,7 +78,7 @@ class LintRule(cst.BatchableCSTVisitor):
     def position_of(self, node: cst.CSTNode) -> CodeRange:
         """Where `node` is in the source (positions are computed on first use)."""
         assert self.tree_metadata is not None
-        return self.tree_metadata.resolve(PositionProvider)[node]
+        return self.tree_metadata.position(node)
 
     def line_of(self, node: cst.CSTNode) -> int:
         """The 1-based line where `node` starts."""

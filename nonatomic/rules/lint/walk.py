@@ -18,7 +18,7 @@ import libcst as cst
 import libcst._nodes.op as cst_op
 import libcst._nodes.whitespace as cst_whitespace
 from libcst import CSTNode
-from libcst.metadata import BatchableMetadataProvider
+from libcst.metadata import BatchableMetadataProvider, CodeRange, PositionProvider
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -215,6 +215,11 @@ class Metadata:
     def __init__(self, module: cst.Module) -> None:
         self.module = module
         self._computed: dict[type, Mapping[CSTNode, Any]] = {}
+        self.positions: Any = None  # a `positions.Locator`, set by the engine
+
+    def position(self, node: CSTNode) -> CodeRange:
+        """Where `node` is: from `positions`, else from libcst's whole-module pass."""
+        return (self.positions or self.resolve(PositionProvider))[node]
 
     def resolve(self, provider: type) -> Mapping[CSTNode, Any]:
         return self.resolve_many([provider])[provider]
