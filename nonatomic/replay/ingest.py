@@ -105,7 +105,8 @@ def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> _Recor
         con.execute(f"DROP TABLE IF EXISTS {table}")
     con.execute(stage_sql(reader, mapping, params), params.values)
     rejected = reader.has_rejects and con.execute(f"SELECT count(*) FROM {REJECTS}").fetchone()[0] > 0
-    return _Records(f"({_numbered_sql(reader.header_lines, rejected, max_line_bytes)})", {})
+    spanning = reader.breaks != "0" and con.execute(f"SELECT coalesce(max(breaks), 0) FROM {STAGE}").fetchone()[0] > 0
+    return _Records(f"({_numbered_sql(reader.header_lines, rejected, max_line_bytes, spanning)})", {})
 
 
 def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int, int, int]:
@@ -144,8 +145,22 @@ def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int,
     return lines, events, quarantined
 
 
-def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int) -> str:
+def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int, spanning: bool = False) -> str:
     """The staged records with their line numbers, plus the rejected lines.
+
+    Records are numbered first (the CSV reader numbers its rejects that way
+    too), then, when some record spans lines (`spanning`), each moves down by
+    the line breaks inside the records before it.
+    """
+    numbered = _record_numbers_sql(header_lines, rejected, max_line_bytes)
+    if not spanning:
+        return numbered
+    return (f"SELECT line + coalesce(sum(breaks) OVER (ORDER BY line ROWS BETWEEN UNBOUNDED PRECEDING "
+            f"AND 1 PRECEDING), 0) AS line, * EXCLUDE (line) FROM ({numbered})")
+
+
+def _record_numbers_sql(header_lines: int, rejected: bool, max_line_bytes: int) -> str:
+    """The staged records and the rejected ones, each numbered as if every record were a line.
 
     Staged rows are numbered by position.  Lines the reader rejected never
     reached the stage, so each staged row moves down by the number of

@@ -43,6 +43,9 @@ class Reader:
     line: str | None = None
     """SQL of the record's line number when the reader knows it (Parquet row
     numbers); otherwise records are numbered by their position in file order."""
+    breaks: str = "0"
+    """SQL of the line breaks inside the record (a quoted CSV value spanning lines):
+    the records after it start that many lines further down."""
 
 
 def reader_for(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
@@ -106,7 +109,10 @@ def _csv(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: in
     options = f"header=true, all_varchar=true, strict_mode=true, {_line_reader_options(log, max_line_bytes)}"
     columns = _describe(con, "read_csv", log.path, options)
     relation = f"read_csv({params(log.path)}, {options}) AS r"
-    return _columnar(relation, columns, mapping, params, header_lines=1, has_rejects=True)
+    reader = _columnar(relation, columns, mapping, params, header_lines=1, has_rejects=True)
+    values = ", ".join(f"struct_extract(r, {params(name)})" for name in columns)  # all VARCHAR
+    return replace(reader, breaks=f"CASE WHEN contains(concat({values}), chr(10)) "
+                                  f"THEN len(string_split(concat({values}), chr(10))) - 1 ELSE 0 END")
 
 
 def _parquet(con, log: LogFile, mapping: Mapping, params: Params) -> Reader:

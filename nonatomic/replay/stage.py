@@ -26,7 +26,8 @@ def stage_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
 
 
 def records_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
-    """SELECT the event columns, `extra`, `blank`, `reason`, `raw` (and `line` when the reader has it)."""
+    """SELECT the event columns, `extra`, `blank`, `reason`, `breaks`, `raw` (and `line` when the
+    reader has it)."""
     converted, sources, problems = [], [], []
     for field, source in reader.sources.items():
         converted.append(f"{column(field, source, mapping.values.get(field), params)} AS {field}")
@@ -42,13 +43,13 @@ def records_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
               f"THEN concat_ws('; ', {', '.join(problems)}) END)")
     line, line_sql = ("line, ", f"{reader.line} AS line, ") if reader.line is not None else ("", "")
     return f"""
-        SELECT {line}{', '.join(FIELDS)}, extra, blank, reason,
+        SELECT {line}{', '.join(FIELDS)}, extra, blank, reason, breaks,
                CASE WHEN reason IS NOT NULL THEN left(raw, {RAW_KEPT}) END AS raw
         FROM (
             SELECT *, {reason} AS reason
             FROM (
                 SELECT {line_sql}{', '.join(converted + sources)},
-                       {reader.extra} AS extra, {reader.blank} AS blank,
+                       {reader.extra} AS extra, {reader.blank} AS blank, {reader.breaks} AS breaks,
                        {reader.broken} AS broken, {reader.raw} AS raw
                 FROM {reader.relation}
             )

@@ -121,6 +121,31 @@ def test_csv_with_bad_rows(tmp_path):
         accounted(replay)
 
 
+def test_csv_records_spanning_lines_keep_their_line_numbers(tmp_path):
+    # A quoted value with line breaks (a model's multi-line reply) moves every later
+    # record down; the reader's own rejects count records, not lines.
+    log = tmp_path / "audit.csv"
+    log.write_bytes(
+        b"ts,task_id,attempt,op,status,note\n"
+        b'2024-05-01T10:00:00Z,t1,1,call,timeout,"I will retry\nthe refund\r\nnow"\n'
+        b"2024-05-01T10:00:01Z,t1,2,call,ok,plain\n"
+        b"2024-05-01T10:00:02Z,t1\n"
+        b'2024-05-01T10:00:03Z,t1,3,call,ok,"a\nb"\n'
+        b"yesterday,t1,4,call,ok,x\n"
+        b"2024-05-01T10:00:05Z,t1,5,call,ok,y\n"
+    )
+    with open_logs(log) as replay:
+        assert replay.con.execute("SELECT line, attempt FROM events ORDER BY line").fetchall() == [
+            (2, 1), (5, 2), (7, 3), (10, 5)]
+        assert quarantine(replay) == [
+            (str(log), 6, "CSV row has too few columns"),
+            (str(log), 9, "ts does not parse: yesterday"),
+        ]
+        assert replay.con.execute("SELECT extra->>'note' FROM events WHERE line = 2").fetchone() == (
+            "I will retry\nthe refund\r\nnow",)
+        accounted(replay)
+
+
 def test_parquet_with_native_types_and_rows_as_lines(tmp_path):
     log = str(tmp_path / "events.parquet")
     con = duckdb.connect()
