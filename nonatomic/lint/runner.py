@@ -57,7 +57,7 @@ class RulePlan:
         self.settings = settings
         self.report_syntax_errors = "NA000" in settings.enabled
         entries = [e for e in CATALOGUE if e.code in settings.enabled and e.code != "NA000"]
-        self.prefilters = {e.code: e.prefilter(settings.options_for(e.code)) for e in entries}
+        self.prefilters = {e.code: e.prefilter(settings.options_for(e.code), settings.tools) for e in entries}
         self.gates = {e.code: e.gate(settings.options_for(e.code), settings.tools) for e in entries}
 
     def codes_for(self, relpath: str, data: bytes, tree: ast.Module | None) -> list[str]:

@@ -137,3 +137,11 @@ def test_agents_sdk_and_crew_runs_under_deadlines_are_clean(lint):
         '''
     )
     assert lint(code, select=["NA202"]).findings == []
+
+
+def test_a_constructor_the_user_declares_makes_sessions_it_returns(lint):
+    source = "from mylib import make_session\n\ndef fetch(url):\n    s = make_session()\n    return s.get(url)\n"
+    assert lint(source, select=["NA201"]).findings == []
+    types = {"types": {"requests.Session": ["mylib.make_session"]}}
+    [finding] = lint(source, select=["NA201"], tools=types).findings
+    assert (finding.line, finding.message.split(":")[0]) == (5, "`Session.get(...)` has no timeout")

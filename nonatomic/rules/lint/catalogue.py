@@ -26,7 +26,7 @@ from nonatomic.rules.lint.semantics.tool_config import constructor_types, normal
 Options = dict[str, Any]
 
 
-def _never(options: Options, *tools: Any) -> None:
+def _never(options: Options, tools: Options) -> None:
     return None
 
 
@@ -36,10 +36,10 @@ class Entry:
     name: str
     severity: str
     default_on: bool = True
-    # options -> what a file's bytes must match for the rule to fire (None: always run)
-    prefilter: Callable[[Options], Prefilter | None] = _never
-    # (options, [tool.nonatomic.tools]) -> what CPython's tree of a file must satisfy
-    # (None: no such test)
+    # Both built from the rule's options and the [tool.nonatomic.tools] table:
+    # what a file's bytes must match for the rule to fire (None: always run)
+    prefilter: Callable[[Options, Options], Prefilter | None] = _never
+    # what CPython's tree of a file must satisfy (None: no such test)
     gate: Callable[[Options, Options], Gate | None] = _never
 
     @property
@@ -47,13 +47,13 @@ class Entry:
         return f"{__package__}.{self.code.lower()}_{self.name.replace('-', '_')}"
 
 
-def _regex(pattern: bytes) -> Callable[[Options], re.Pattern[bytes]]:
-    return lambda options: re.compile(pattern)
+def _regex(pattern: bytes) -> Callable[[Options, Options], re.Pattern[bytes]]:
+    return lambda options, tools: re.compile(pattern)
 
 
-def _always(check: Any) -> Callable[..., Any]:
+def _always(check: Any) -> Callable[[Options, Options], Any]:
     """A prefilter or gate that takes no options (one object, so a file runs it once)."""
-    return lambda options, *tools: check
+    return lambda options, tools: check
 
 
 # A file with none of these words has no retry construct the retry rules can see: a
@@ -67,7 +67,7 @@ _RETRY_TEXT = prefilters.Words(
 _REDIS = _always(prefilters.Words((b"redis", b"Redis")))
 
 
-def _key_spellings(options: Options) -> Prefilter:
+def _key_spellings(options: Options, tools: Options) -> Prefilter:
     # The shipped key spellings only: a spelling added in [tool.nonatomic.tools] is
     # not an option of this rule.
     spellings = tuple(normal_key(s).encode() for s in tool_pack()["idempotency_keys"])
@@ -76,14 +76,16 @@ def _key_spellings(options: Options) -> Prefilter:
     return prefilters.Spellings(spellings, re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid"))
 
 
-def _named_timeouts(options: Options) -> Prefilter:
+def _named_timeouts(options: Options, tools: Options) -> Prefilter:
     # A timeout exception must be named (`socket.timeout` is the one lower-case spelling).
     names = [n for n in load_pack("non_retryable")["timeout_exceptions"] if n != "timeout"]
     return re.compile(rb"\b(?:" + "|".join(names).encode() + rb")\b|\bsocket\.timeout\b")
 
 
-def _timeout_imports(options: Options) -> Prefilter:
-    return prefilters.imports([*load_specs(options.get("extra-calls"))])
+def _timeout_imports(options: Options, tools: Options) -> Prefilter:
+    # A call resolves to a spec through an import of its module, or of a constructor
+    # of the type it is a method of (`[tool.nonatomic.tools] types` adds those).
+    return prefilters.imports([*load_specs(options.get("extra-calls")), *constructor_types(tools)])
 
 
 def _unbounded_calls(options: Options, tools: Options) -> Gate:

@@ -20,6 +20,7 @@ _WAITS = {
 _WAIT_FOR = ("asyncio.wait_for", "asyncio.tasks.wait_for")
 _SHIELD = ("asyncio.shield", "asyncio.tasks.shield")
 _FUTURE_RESULT = "concurrent.futures.Future.result"
+_EXECUTOR = "concurrent.futures.Executor"
 _EARLY_RETURNS = frozenset({"FIRST_COMPLETED", "FIRST_EXCEPTION"})
 
 
@@ -38,6 +39,7 @@ class _Frame:
     params: set[str] = field(default_factory=set)
     assigned: dict[str, cst.BaseExpression] = field(default_factory=dict)
     loops: list[set[str]] = field(default_factory=list)  # names bound so far in each enclosing loop
+    pools: int = 0  # enclosing `with ThreadPoolExecutor() as ex:` blocks: leaving one waits for its work
 
 
 class TimeoutWithoutCancel(LintRule):
@@ -58,8 +60,9 @@ class TimeoutWithoutCancel(LintRule):
     (the usual `FIRST_COMPLETED` loop), returned, stored or passed to a helper;
     tasks cancelled before a grace-period wait; tasks the function did not
     make (a parameter, an attribute, a snapshot of `self._tasks`): their owner
-    still holds them; and a `result(timeout=...)` with no local handler (the
-    caller decides).
+    still holds them; a `result(timeout=...)` with no local handler (the
+    caller decides); and one inside `with ThreadPoolExecutor() as pool:`,
+    whose exit waits for the work.
 
     ## Why is this bad?
     A timeout ends the caller's wait, not the work. The abandoned task goes on
@@ -175,7 +178,14 @@ class TimeoutWithoutCancel(LintRule):
         ),
         # Not a future: `result` of an unrelated object without a timeout.
         "import asyncio\nasync def f(t):\n    await asyncio.wait([t])\n    return t.result()\n",
+        # Leaving the pool's `with` waits for its work: nothing runs on after the caller.
+        (
+            "from concurrent.futures import ThreadPoolExecutor, TimeoutError\ndef load(url):\n"
+            "    with ThreadPoolExecutor(max_workers=1) as pool:\n        fut = pool.submit(fetch, url)\n"
+            "        try:\n            return fut.result(timeout=10)\n        except TimeoutError:\n            return None\n"
+        ),
     ]
+
     INVALID = [
         Invalid(
             "import asyncio\nasync def f(calls):\n    tasks = [asyncio.create_task(run(c)) for c in calls]\n"
@@ -247,6 +257,19 @@ class TimeoutWithoutCancel(LintRule):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._check_waits(original_node.body, self.frames.pop())
+
+    def _pool(self, node: cst.With) -> bool:
+        return any(
+            isinstance(item.item, cst.Call)
+            and CalleeProvider.constructors.get(self.get_metadata(CalleeProvider, item.item, None)) == _EXECUTOR
+            for item in node.items
+        )
+
+    def visit_With(self, node: cst.With) -> None:
+        self.frames[-1].pools += self._pool(node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self.frames[-1].pools -= self._pool(original_node)
 
     def visit_Try_body(self, node: cst.Try) -> None:
         self.frames[-1].tries.append(node)
@@ -377,6 +400,8 @@ class TimeoutWithoutCancel(LintRule):
             self._check_handler(node, "the shielded task keeps running after the timeout")
 
     def _see_result(self, node: cst.Call, callee: str | None) -> None:
+        if self.frames[-1].pools:
+            return  # the pool's `with` waits for the work: nothing outlives the caller
         timeout = calls.argument(node, ("timeout",), 0 if callee == _FUTURE_RESULT else None)
         if timeout is not None and not calls.is_none(timeout.value):
             self._check_handler(node, "the future's work keeps running in its worker after the timeout")

@@ -5,9 +5,10 @@ from fnmatch import fnmatchcase
 
 import libcst as cst
 
+from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import state
-from nonatomic.rules.lint.semantics.callees import CalleeProvider
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 
 _MEMO = re.compile(r"cache|memo", re.IGNORECASE)
 _Function = cst.FunctionDef | cst.Lambda
@@ -58,6 +59,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     `global X` is reported once per function, at its first `global`
     statement, even when `X` only holds a flag (`_initialized =
     True`): a lazy-init check-then-set races when two requests arrive at once.
+    Rebindings under a lock (double-checked locking) are not.
 
     ## Example
     ```python
@@ -132,6 +134,12 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         # A setup function called only at module top level.
         "ROUTES = {}\ndef setup():\n    ROUTES['/'] = 'home'\nsetup()\n",
         "CONFIG = {}\ndef load():\n    global CONFIG\n    CONFIG = {'debug': False}\nload()\n",
+        # Double-checked locking: the rebinding is serialised.
+        (
+            "import threading\n_lock = threading.Lock()\n_client = None\ndef client():\n    global _client\n"
+            "    if _client is None:\n        with _lock:\n            if _client is None:\n"
+            "                _client = make()\n    return _client\n"
+        ),
         # `global` that only reads or mutates without rebinding is not a rebinding.
         "LEVEL = 1\ndef show():\n    global LEVEL\n    print(LEVEL)\n",
         # Deliberately shared and serialised by a lock.
@@ -189,6 +197,12 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         Invalid("counter = 0\ndef tick():\n    global counter\n    counter += 1\n", line=3),
         Invalid("def connect():\n    global conn\n    import sqlite3 as conn\n", line=2),
         Invalid("HISTORY = []\ndef reset():\n    global HISTORY\n    HISTORY = []\n", line=3),
+        # One rebinding outside the lock is enough.
+        Invalid(
+            "_client = None\ndef client():\n    global _client\n    with _lock:\n        _client = make()\n"
+            "    _client.warm()\n    _client = None\n",
+            line=3,
+        ),
         # Several `global` statements in one function: one finding, at the first.
         Invalid("a = b = 0\ndef f():\n    global a\n    global b\n    b = a = 1\n", line=3),
     ]
@@ -344,6 +358,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 for name in names.globals
                 if name in names.bound and not self._skipped_name(name)
             ]
+            rebound = [name for name in rebound if name in _unlocked_rebindings(function, set(rebound))]
             if rebound:  # once per function, at its first `global` statement
                 reported.add(function)
                 self.report(node, self._global_message(rebound, function, names))
@@ -403,3 +418,66 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             "every request in the process sees the last writer's value, and a check-then-set "
             "(lazy init, once-flags) races; set it at import time, under a lock, or per run (`ContextVar`)"
         )
+
+
+class _UnlockedRebinding(cst.CSTVisitor):
+    """The names of `names` a function body rebinds outside any `with <lock>:` block."""
+
+    def __init__(self, names: set[str]) -> None:
+        super().__init__()
+        self.names = names
+        self.found: set[str] = set()
+        self._locks = 0
+
+    def _defined(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
+        self._bind(node.name)  # `def X(): ...` rebinds X; its body is another scope
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    visit_FunctionDef = visit_ClassDef = _defined
+
+    def visit_With(self, node: cst.With) -> None:
+        self._locks += state.holds_lock(node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self._locks -= state.holds_lock(original_node)
+
+    def _bind(self, target: cst.BaseExpression) -> None:
+        if not self._locks:
+            self.found |= {name.value for name in state.target_names(target)} & self.names
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._bind(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:  # `import x as n`, `with ... as n`, `except E as n`
+        self._bind(node.name)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        name = dotted_name(node.name)
+        if node.asname is None and name and not self._locks:
+            self.found |= {name.split(".")[0]} & self.names
+
+
+def _unlocked_rebindings(function: cst.FunctionDef, names: set[str]) -> set[str]:
+    """Double-checked locking (`with _lock: if X is None: X = make()`) serialises the
+    rebinding: only rebindings outside a lock count."""
+    visitor = _UnlockedRebinding(names)
+    walk.visit(function.body, visitor)
+    return visitor.found
