@@ -4,6 +4,7 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.model import Retried
+from nonatomic.rules.lint.semantics.pacing import adapts
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.tool_config import LEVELS
@@ -148,6 +149,13 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             "    return stripe.Refund.create(payment_intent=pi, idempotency_key=idempotency_key)\n\n"
             "@retry\ndef handle(pi, key):\n    refund_payment(pi, key)\n"
         ),
+        # Each round creates something else: the handler changes the name it sends.
+        (
+            "def create_branch(repo, name, sha):\n    candidate = name\n    for i in range(100):\n        try:\n"
+            "            return repo.create_git_ref(ref=f'refs/heads/{candidate}', sha=sha)\n"
+            "        except GithubException as e:\n            if e.status != 422:\n                raise\n"
+            "            candidate = f'{name}_v{i + 1}'\n"
+        ),
     ]
     INVALID = [
         Invalid(
@@ -233,6 +241,8 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 continue
             if all(scope.catches_only(self.pre_send) for scope in retried.scopes):
                 continue
+            if all(scope.kind == "loop" and adapts(scope.node, [retried]) for scope in retried.scopes):
+                continue  # each round sends a changed request (`name = f"{base}_v{i}"`): a search
             write = self.registry.retried_write(retried, model)
             if write is None or LEVELS.index(write.level) < self.min_level:
                 continue

@@ -393,7 +393,7 @@ def _writes(entries: list[Retried], model: ModuleModel, registry: ToolRegistry) 
 
 
 def _loop_matters(scope: RetryScope, entries: list[Retried], model: ModuleModel, registry: ToolRegistry) -> bool:
-    if _adapts(scope.node, entries):
+    if adapts(scope.node, entries):
         return False
     if _writes(entries, model, registry):
         return True
@@ -403,7 +403,7 @@ def _loop_matters(scope: RetryScope, entries: list[Retried], model: ModuleModel,
     return not _polls(scope.node, entries) and any(_external(entry, model, registry) for entry in entries)
 
 
-def _adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
+def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     """A handler changes what the next attempt sends (`batch = batch[:half]`,
     `name = f"{base}_v{i}"`): the loop searches for a request that works, it does
     not repeat one."""
