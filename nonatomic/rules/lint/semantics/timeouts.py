@@ -53,15 +53,18 @@ class UnboundedCallGate:
     NA201's callee resolution can resolve it: a module's function or class through
     its import (`httpx.get`, `from requests import post as p`), or a method of a
     type (`requests.Session.get`) on any receiver, in a file that calls one of the
-    type's constructors (the only way a receiver gets a type); and whose arguments
-    do not settle it."""
+    type's constructors (the only way a receiver gets a type: `queue.Queue()`, not
+    `asyncio.Queue()`); and whose arguments do not settle it."""
 
     def __init__(self, specs: dict[str, TimeoutSpec], constructors: dict[str, str]) -> None:
         self.specs = specs
-        makers: dict[str, set[str]] = {}  # type -> last names of its constructors
+        makers: dict[str, set[str]] = {}  # type -> what a call to one of its constructors is named
         for ctor, type_name in constructors.items():
-            makers.setdefault(type_name, set()).add(ctor.rsplit(".", 1)[-1])
-        # method name -> (the spec, last names of the constructors its receiver needs)
+            owner, _, method = ctor.rpartition(".")
+            # A constructor that is a method of a typed object (`Executor.submit`) is
+            # called on any receiver: its method name is all a file shows.
+            makers.setdefault(type_name, set()).add(method if owner in constructors.values() else ctor)
+        # method name -> (the spec, the constructor calls its receiver needs)
         self.methods: dict[str, list[tuple[TimeoutSpec, set[str]]]] = {}
         for name, spec in specs.items():
             owner, _, method = name.rpartition(".")
@@ -69,7 +72,7 @@ class UnboundedCallGate:
                 self.methods.setdefault(method, []).append((spec, makers[owner]))
 
     def __call__(self, index: SyntaxIndex) -> bool:
-        called = {name for call in index.of(ast.Call) for name in (last_name(call.func), index.called(call))}
+        called = {name for call in index.of(ast.Call) for name in (last_name(call.func), *index.qualified(call.func))}
         return any(_may_lack(call, spec) for call in index.of(ast.Call) for spec in self._candidates(call, index, called))
 
     def _candidates(self, call: ast.Call, index: SyntaxIndex, called: set[str | None]) -> list[TimeoutSpec]:
