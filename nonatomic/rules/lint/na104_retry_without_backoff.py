@@ -147,6 +147,12 @@ class RetryWithoutBackoff(LintRule):
             "import socket\n\ndef bind_free(sock, port):\n    for attempt in range(10):\n        try:\n"
             "            return sock.bind(('127.0.0.1', port + attempt))\n        except OSError:\n            continue\n"
         ),
+        # Each round rebuilds the request from state the handler changed (compacted history).
+        (
+            "import anthropic\n\ndef turn(client, state):\n    while True:\n        args = state.create_arguments()\n"
+            "        try:\n            return client.messages.create(**args)\n"
+            "        except anthropic.BadRequestError as e:\n            if not state.recovers_from(e):\n                raise\n"
+        ),
     ]
     INVALID = [
         # No retry word in sight: the loop's shape is the retry.

@@ -405,13 +405,28 @@ def _loop_matters(scope: RetryScope, entries: list[Retried], model: ModuleModel,
 
 def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     """A handler changes what the next attempt sends (`batch = batch[:half]`,
-    `name = f"{base}_v{i}"`): the loop searches for a request that works, it does
+    `name = f"{base}_v{i}"`, or `state.recovers_from(e)` on the object each round
+    builds its arguments from): the loop searches for a request that works, it does
     not repeat one."""
     changed: set[str] = set()
+    told: set[str] = set()  # objects a handler calls a method of (`self._state`)
     for handler in _handlers(loop.body):
         changed |= _rebinds_in(handler.body)
-    sent = {name for entry in entries if entry.site for arg in entry.site.node.args for name in names_in(arg.value)}
-    return bool(changed & sent)
+        told |= {
+            receiver
+            for call in calls_in(handler.body)
+            if isinstance(call.func, cst.Attribute)
+            and (receiver := dotted_name(call.func.value)) not in (None, "self", "cls")
+        }
+    sent = [arg.value for entry in entries if entry.site for arg in entry.site.node.args]
+    names = {name for value in sent for name in names_in(value)}
+    if changed & names:
+        return True
+    # What the names sent are computed from, each round (an object handed over as
+    # it is, `send(self.client)`, is not rebuilt by closing it in the handler).
+    built = _assignments(loop.body)
+    used = {dotted_name(ref) or "" for name in names for value in built.get(name, []) for ref in _references(value)}
+    return any(name == receiver or name.startswith(receiver + ".") for name in used for receiver in told)
 
 
 def _polls(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
