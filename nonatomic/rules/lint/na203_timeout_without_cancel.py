@@ -140,6 +140,11 @@ class TimeoutWithoutCancel(LintRule):
             "        done, self.pending = await asyncio.wait(self.pending, return_when=asyncio.FIRST_COMPLETED)\n"
         ),
         "import asyncio\nclass Pty:\n    async def settle(self):\n        tasks = tuple(self._closing)\n        await asyncio.wait(tasks, timeout=1)\n",
+        (
+            "import asyncio\nasync def step(context, job):\n    if context.task is None:\n"
+            "        context.task = asyncio.create_task(job())\n"
+            "    done, _ = await asyncio.wait((context.task,), timeout=1)\n    return bool(done)\n"
+        ),
         # A collection the enclosing loop waits on again; the outcome handed to the caller.
         (
             "import concurrent.futures as cf\ndef run(ex, jobs, deadline):\n    futs = {ex.submit(j) for j in jobs}\n    while futs:\n"
@@ -353,6 +358,8 @@ class TimeoutWithoutCancel(LintRule):
             return  # the object keeps them
         if isinstance(waited, (cst.List, cst.Set, cst.Tuple)):
             elements = waited.elements
+            if elements and all(isinstance(e.value, cst.Attribute) for e in elements):
+                return  # each task is kept by its object: `(context.task,)`
             if len(elements) == 1 and isinstance(elements[0], cst.Element) and not bounded:
                 return  # FIRST_COMPLETED of one task is waiting for it
             named = [e.value for e in elements if isinstance(e.value, cst.Name)]
