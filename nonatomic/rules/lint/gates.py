@@ -3,8 +3,9 @@
 The syntax check builds that tree for every file anyway; a gate that says no
 saves the file a libcst parse and walk.  Each gate over-approximates its rule:
 it looks for the shape every finding of the rule needs (a retry construct, a
-store in an `except` path, a container in a class body, a bounded wait), never
-for the finding itself, so it can only skip files the rule would not flag.  The
+cache store in an `except` path, a container in a class body or one a function
+writes into, a bounded wait), resolved through imports as the rule resolves it,
+never for the finding itself, so it can only skip files the rule would not flag.  The
 rules' cases and a corpus comparison (same findings with and without gates)
 check that.  All gates of a file share one pass over its tree (`SyntaxIndex`).
 No libcst here.
