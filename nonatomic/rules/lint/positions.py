@@ -62,6 +62,8 @@ class Locator:
 
     def _generate(self, anchor: cst.CSTNode) -> None:
         syntax = self.statements[id(anchor)]
+        if not 0 < syntax.lineno <= len(self.lines):
+            return  # CPython counts lines some other way here: left to the whole pass
         first = self.lines[syntax.lineno - 1]
         column = len(first[: syntax.col_offset].decode("utf-8", "replace"))
         indent = first[: len(first) - len(first.lstrip(b" \t\f"))].decode("utf-8", "replace")
