@@ -71,16 +71,6 @@ class SyntaxIndex:
         return [node for kind in types for node in self._by_type.get(kind, ())]
 
     @cached_property
-    def aliases(self) -> dict[str, str]:
-        """`from m import name as alias` and `import m.name as alias`: alias -> name."""
-        return {
-            alias.asname: alias.name.rsplit(".", 1)[-1]
-            for node in self.of(ast.ImportFrom, ast.Import)
-            for alias in node.names
-            if alias.asname
-        }
-
-    @cached_property
     def imports(self) -> dict[str, set[str]]:
         """Local name -> what its imports bind it to (`import a.b as c`: c -> a.b;
         `from .m import f`: f -> .m.f), from every scope of the file."""
@@ -105,14 +95,12 @@ class SyntaxIndex:
         root, dot, rest = dotted.partition(".")
         return {full + dot + rest for full in self.imports.get(root, ())} or {dotted}
 
-    def original(self, name: str) -> str:
-        """The imported name behind an alias (`r` of `from tenacity import retry as r`)."""
-        return self.aliases.get(name, name)
-
     def called(self, call: ast.Call) -> str | None:
-        """The last name of what a call calls, through import aliases."""
+        """The last name of what a call calls, through import aliases (`r` of
+        `from tenacity import retry as r` calls `retry`)."""
         name = last_name(call.func)
-        return self.original(name) if name else None
+        imported = self.imports.get(name or "")
+        return max(imported).rsplit(".", 1)[-1] if imported else name
 
 
 Gate = Callable[[SyntaxIndex], bool]
