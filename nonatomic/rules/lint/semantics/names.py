@@ -6,6 +6,7 @@ No libcst here: the retry gate judges names before any libcst parse.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from nonatomic.rules.lint.semantics.packs import load_pack
 
@@ -22,6 +23,7 @@ def words(text: str) -> set[str]:
     return set(word_list(text))
 
 
+@lru_cache(maxsize=4096)  # the retry gate asks for every callee of every file
 def named_like_retry(name: str | None) -> bool:
     """An unknown callable whose name says it retries (`retry_with_backoff`, not `retry_delay`)."""
     pack = load_pack("retry")
