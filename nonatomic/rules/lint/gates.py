@@ -14,8 +14,9 @@ No libcst here.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
-from functools import cached_property
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 from nonatomic.rules.lint.semantics.names import named_like_retry, words
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -53,6 +54,16 @@ def nodes_under(node: ast.AST) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         _pushed(node, stack)
+
+
+def outside(nodes: Iterable[ast.AST], skipped: tuple[type, ...]) -> Iterator[ast.AST]:
+    """`nodes` and what is under them, not entering (nor yielding) nodes of the `skipped` types."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, skipped):
+            yield node
+            stack.extend(ast.iter_child_nodes(node))
 
 
 class SyntaxIndex:
@@ -129,11 +140,7 @@ def retry_construct(index: SyntaxIndex) -> bool:
     not know (`semantics/names.py`), resolved through the imports as the retry model
     resolves it; `.with_retry()`; a LangGraph `retry_policy=`; or a loop shaped like a
     retry loop (`semantics/loops.py`, loosened: no test of what the loop works on)."""
-    pack = load_pack("retry")
-    constructs = {name for construct in pack["constructs"] for name in construct["names"]}
-    policy = pack["retry_policy"]
-    # `add_node(..., retry_policy=...)` and `@task(retry_policy=...)`
-    takes_policy = {*policy["add_node"], *(name.rsplit(".", 1)[-1] for name in policy["decorators"])}
+    names = _retry_names()
     callees = [
         decorator.func if isinstance(decorator, ast.Call) else decorator
         for node in index.of(*_DEFS)
@@ -142,20 +149,48 @@ def retry_construct(index: SyntaxIndex) -> bool:
     for call in index.of(ast.Call):
         callees.append(call.func)
         given = {keyword.arg for keyword in call.keywords}
-        if {last_name(call.func), index.called(call)} & takes_policy and given & set(policy["keywords"]):
+        if {last_name(call.func), index.called(call)} & names.takes_policy and given & names.policy_keywords:
             return True
-        if isinstance(call.func, ast.Attribute) and call.func.attr == pack["with_retry"]["method"]:
+        if isinstance(call.func, ast.Attribute) and call.func.attr == names.with_retry:
             return True
-    if any(name in constructs or named_like_retry(name) for callee in callees for name in index.qualified(callee)):
+    qualified = (name for callee in callees for name in index.qualified(callee))
+    if any(name in names.constructs or named_like_retry(name) for name in qualified):
         return True
-    counters = {name.rsplit(".", 1)[-1] for name in pack["counters"]}
-    sleeps = {name.rsplit(".", 1)[-1] for name in pack["sleeps"]}
     loops = index.of(ast.While) + [
         loop
         for loop in index.of(ast.For, ast.AsyncFor)
-        if isinstance(loop.iter, ast.Call) and index.called(loop.iter) in counters
+        if isinstance(loop.iter, ast.Call) and index.called(loop.iter) in names.counters
     ]
-    return any(_retry_shaped(loop, index, sleeps) for loop in loops)
+    return any(_retry_shaped(loop, index, names.sleeps) for loop in loops)
+
+
+@dataclass(frozen=True)
+class _RetryNames:
+    constructs: frozenset[str]
+    takes_policy: frozenset[str]  # `add_node(..., retry_policy=...)` and `@task(retry_policy=...)`
+    policy_keywords: frozenset[str]
+    with_retry: str
+    counters: frozenset[str]  # last names
+    sleeps: frozenset[str]  # last names
+
+
+@lru_cache(maxsize=None)
+def _retry_names() -> _RetryNames:
+    """What the retry gate looks for, from the retry pack (read once per process)."""
+    pack = load_pack("retry")
+    policy = pack["retry_policy"]
+
+    def last(names) -> frozenset[str]:
+        return frozenset(name.rsplit(".", 1)[-1] for name in names)
+
+    return _RetryNames(
+        constructs=frozenset(name for construct in pack["constructs"] for name in construct["names"]),
+        takes_policy=frozenset(policy["add_node"]) | last(policy["decorators"]),
+        policy_keywords=frozenset(policy["keywords"]),
+        with_retry=pack["with_retry"]["method"],
+        counters=last(pack["counters"]),
+        sleeps=last(pack["sleeps"]),
+    )
 
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -164,20 +199,14 @@ _EXITS = (ast.Return, ast.Break)
 
 def _in_loop(statements: list[ast.stmt]) -> Iterator[ast.AST]:
     """What runs in one round of a loop body: not nested loops, functions or classes."""
-    stack: list[ast.AST] = list(statements)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (*_LOOPS, *_NESTED)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
+    return outside(statements, (*_LOOPS, *_NESTED))
 
 
 def _leaves_loop(handler: ast.ExceptHandler) -> bool:
     return isinstance(handler.body[-1], (ast.Raise, *_EXITS))
 
 
-def _retry_shaped(loop: ast.For | ast.AsyncFor | ast.While, index: SyntaxIndex, sleeps: set[str]) -> bool:
+def _retry_shaped(loop: ast.For | ast.AsyncFor | ast.While, index: SyntaxIndex, sleeps: frozenset[str]) -> bool:
     """Either a `try` that fails over to the next round and whose success leaves the
     loop, or, without one, an exit or a `while` flag set, a sleep (or, counting, a
     `continue`) and an `if` that ends or restarts the round."""
@@ -301,18 +330,8 @@ def class_container(index: SyntaxIndex) -> bool:
     return any(
         _binds_container(inner, index)
         for node in index.of(ast.ClassDef)
-        for statement in node.body
-        if not isinstance(statement, _NESTED)
-        for inner in _in_scope(statement)
+        for inner in outside(node.body, _NESTED)
     )
-
-
-def _in_scope(node: ast.AST) -> Iterator[ast.AST]:
-    """`node` and what is under it, not entering nested functions and classes."""
-    yield node
-    for child in ast.iter_child_nodes(node):
-        if not isinstance(child, _NESTED):
-            yield from _in_scope(child)
 
 
 def _binds_container(node: ast.AST, index: SyntaxIndex) -> bool:
@@ -349,7 +368,7 @@ def mutated_global(index: SyntaxIndex) -> bool:
         return True
     containers = {
         target.id
-        for statement in _module_level(index.tree, _NESTED)
+        for statement in outside(index.tree.body, _NESTED)
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _binds_container(statement, index)
         for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
         for target in nodes_under(target)
@@ -357,7 +376,7 @@ def mutated_global(index: SyntaxIndex) -> bool:
     }
     if not containers:
         return False
-    at_import = {id(node) for node in _module_level(index.tree, _FUNCTIONS)}  # class bodies run then too
+    at_import = {id(node) for node in outside(index.tree.body, _FUNCTIONS)}  # class bodies run then too
     return any(
         _container_root(written) in containers
         for node in index.of(ast.Subscript, ast.Call)
@@ -367,16 +386,6 @@ def mutated_global(index: SyntaxIndex) -> bool:
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-
-
-def _module_level(tree: ast.Module, skipped: tuple[type, ...]) -> Iterator[ast.AST]:
-    """What runs at module level, not entering the `skipped` definitions."""
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if not isinstance(node, skipped):
-            yield node
-            stack.extend(ast.iter_child_nodes(node))
 
 
 def _written(node: ast.AST) -> list[ast.expr]:
