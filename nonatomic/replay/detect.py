@@ -71,26 +71,35 @@ def _kind(stage: Stage) -> str:
 
 
 def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> tuple[list, dict]:
+    # Each detector runs as soon as its stages exist and a stage is dropped after its last
+    # reader, so the lock stages are gone before the attempts are built (a lower peak).
     raw: list[tuple[Detector, dict]] = []
-    kept = list(stages)
-    for i, stage in enumerate(stages):
-        con.execute(f"CREATE OR REPLACE TEMP {_kind(stage)} {stage.name} AS {stage.sql}")
-        # Free a stage once nothing left reads it (nr_events, the largest, after the stages built on it).
-        for done in list(kept):
-            if not _read_later(done, stages[i + 1:], detectors):
-                con.execute(f"DROP {_kind(done)} {done.name}")
-                kept.remove(done)
-    for detector in detectors:
+    built: list[Stage] = []
+    for i, detector in enumerate(detectors):
+        for stage in stages:
+            if stage not in built and _needed(stage, [detector], stages, built):
+                con.execute(f"CREATE OR REPLACE TEMP {_kind(stage)} {stage.name} AS {stage.sql}")
+                built.append(stage)
+                _drop_unneeded(con, detectors[i:], stages, built)
         cursor = con.execute(detector.sql, {p: params[p] for p in detector.parameters()})
         columns = [c[0] for c in cursor.description]
         raw.extend((detector, dict(zip(columns, row))) for row in cursor.fetchall())
+        _drop_unneeded(con, detectors[i + 1:], stages, built)
     return raw, _evidence(con, {i for _, row in raw for i in witness_ids(row)})
 
 
-def _read_later(stage: Stage, later: list[Stage], detectors: list[Detector]) -> bool:
+def _needed(stage: Stage, readers: list[Detector], stages: list[Stage], built: list[Stage]) -> bool:
+    """Does one of `readers` read the stage, directly or through a stage not yet built?"""
     # Detector SQL may read stages beyond its `requires` (shared snippets read nr_ops).
-    return any(stage.name in s.requires for s in later) or any(
-        re.search(rf"\b{stage.name}\b", d.sql) for d in detectors)
+    return any(re.search(rf"\b{stage.name}\b", d.sql) for d in readers) or any(
+        stage.name in s.requires and s not in built and _needed(s, readers, stages, built) for s in stages)
+
+
+def _drop_unneeded(con, readers: list[Detector], stages: list[Stage], built: list[Stage]) -> None:
+    for stage in list(built):
+        if not _needed(stage, readers, stages, built):
+            con.execute(f"DROP {_kind(stage)} {stage.name}")
+            built.remove(stage)
 
 
 def load_settings(path: Path | None = None, start: Path | None = None) -> dict[str, object]:

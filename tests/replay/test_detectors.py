@@ -202,3 +202,30 @@ def test_the_catalogue_imports_no_engine():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class _Recording:
+    """A connection that notes the stage tables and views created and dropped, in order."""
+
+    def __init__(self, con):
+        self.con, self.log = con, []
+
+    def execute(self, sql, *args):
+        words = sql.split()
+        if words[0] in ("CREATE", "DROP"):
+            self.log.append((words[0], next(w for w in words if w.startswith("nr_"))))
+        return self.con.execute(sql, *args)
+
+
+def test_stages_are_built_once_and_freed_after_their_last_reader():
+    events = [e for d in DETECTORS.values() for c in d.cases for e in c.events]
+    recording = _Recording(load(events))
+    run_detectors(recording, select=["NR"])
+    log = recording.log
+    created = [name for verb, name in log if verb == "CREATE"]
+    assert len(created) == len(set(created)) and {"nr_ops", "nr_attempts", "nr_leases"} <= set(created)
+    # The lock stages are gone before the attempts are built: they never share memory.
+    attempts = log.index(("CREATE", "nr_attempts"))
+    assert ("DROP", "nr_lock_events") in log[:attempts] and ("DROP", "nr_leases") in log[:attempts]
+    temporary = recording.con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchone()[0]
+    assert temporary == 0

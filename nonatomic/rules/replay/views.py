@@ -217,12 +217,13 @@ LEASES = Stage(
 ATTEMPTS = Stage(
     "nr_attempts",
     """
-    SELECT c.*,
+    SELECT task_id, step, attempt, tool, status, code, outcome,
+           start_id, start_pos, start_ms, end_id, end_pos, end_ms,
            LAG(start_id) OVER w AS prev_id, LAG(end_id) OVER w AS prev_end_id,
            LAG(attempt) OVER w AS prev_attempt, LAG(end_ms) OVER w AS prev_end_ms,
            LEAD(start_id) OVER w AS next_id, LEAD(start_pos) OVER w AS next_pos,
            LEAD(start_ms) OVER w AS next_ms, LEAD(attempt) OVER w AS next_attempt
-    FROM nr_ops c
+    FROM nr_ops
     WHERE op = 'call' AND step IS NOT NULL
     WINDOW w AS (PARTITION BY task_id, step, tool, target ORDER BY start_pos)
     """,
@@ -230,7 +231,8 @@ ATTEMPTS = Stage(
 )
 """Attempts: the calls of a step to one tool and target in start order, each with the
 previous and next attempt.  Keyed by tool and target too, because a step that
-fans out (`for user in users: send_email(user)`) logs attempt 1 per target."""
+fans out (`for user in users: send_email(user)`) logs attempt 1 per target.
+It carries only the op columns its readers use: the window sorts every column it carries."""
 
 STAGES: dict[str, Stage] = {s.name: s for s in (OPS, ATTEMPTS, TASK_ENDS, LOCK_EVENTS, LEASES)}
 """Every stage but `nr_events` (see events_stage), by name."""
