@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import duckdb
 
 from nonatomic.replay.ledger import LEDGER_DDL
-from nonatomic.replay.schema import EVENTS_DDL, QUARANTINE_DDL
+from nonatomic.replay.schema import EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL
 
 
 class DatabaseError(Exception):
@@ -39,7 +39,13 @@ def connect(db: str | None = None, memory_limit: str | None = None, threads: int
         con.execute("SET TimeZone = 'UTC'")
     except duckdb.Error:
         pass  # without the ICU extension DuckDB keeps every TIMESTAMPTZ in UTC anyway
-    for ddl in (EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL):
+    older = con.execute("SELECT 1 FROM duckdb_tables() WHERE database_name = current_database() "
+                        "AND schema_name = 'main' AND table_name = 'events'").fetchone()
+    if older:
+        con.close()
+        raise DatabaseError(f"{db}: written by an older nonatomic (events are now stored by file number); "
+                            "replay the logs into a new database")
+    for ddl in (FILES_DDL, EVENT_ROWS_DDL, EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL):
         con.execute(ddl)
     return con
 

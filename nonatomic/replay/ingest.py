@@ -22,6 +22,7 @@ from nonatomic.replay.inputs import InputError, LogFile
 from nonatomic.replay.mapping import Mapping
 from nonatomic.replay.params import Params
 from nonatomic.replay.readers import REJECT_SCANS, REJECTS, reader_for
+from nonatomic.replay.schema import EVENT_ROWS
 from nonatomic.replay.stage import RAW_KEPT, STAGE, records_sql, stage_sql
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
@@ -110,30 +111,26 @@ def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> _Recor
 
 
 def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int, int, int]:
-    if plan.replace_line is not None:
-        for table in ("events", "quarantine"):
-            con.execute(f"DELETE FROM {table} WHERE file = $file AND line = $line",
-                        {"file": plan.file, "line": plan.replace_line})
-    base = con.execute("SELECT coalesce(max(event_id), 0) FROM events").fetchone()[0]
+    stored = ledger.begin(con, plan)
+    base = con.execute(f"SELECT coalesce(max(event_id), 0) FROM {EVENT_ROWS}").fetchone()[0]
     window = {**records.params, "after": plan.after_line}
     lines, last_line = con.execute(
         f"SELECT count(*) FILTER (WHERE NOT blank AND line > $after), coalesce(max(line), 0) FROM {records.sql}",
         window,
     ).fetchone()
-    window["file"] = plan.file
     # Event ids and line numbers are columns: the order rows are written in does not matter.
     with unordered(con):
         events = con.execute(
-            f"INSERT INTO events SELECT $base + line, $file, line, {', '.join(FIELDS)}, extra "
+            f"INSERT INTO {EVENT_ROWS} SELECT $base + line, $file_id, line, {', '.join(FIELDS)}, extra "
             f"FROM {records.sql} WHERE NOT blank AND reason IS NULL AND line > $after",
-            {**window, "base": base},
+            {**window, "base": base, "file_id": stored},
         ).fetchone()[0]
         quarantined = 0
         if events < lines:  # a counted line that is not an event is a bad one: skip the scan for clean files
             quarantined = con.execute(
                 f"INSERT INTO quarantine SELECT $file, line, reason, raw "
                 f"FROM {records.sql} WHERE NOT blank AND reason IS NOT NULL AND line > $after",
-                window,
+                {**window, "file": plan.file},
             ).fetchone()[0]
     if log.format == "jsonl" and not ledger.ends_with_newline(log):
         con.execute("UPDATE quarantine SET reason = 'truncated last line: ' || reason "

@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 
 from nonatomic.replay.inputs import LogFile
+from nonatomic.replay.schema import EVENT_ROWS
 
 LEDGER_DDL = """
 CREATE TABLE IF NOT EXISTS ingested_files (
@@ -78,6 +79,21 @@ def record(con, log: LogFile, plan_: Plan, lines: int, last_line: int) -> None:
         {"file": plan_.file, "realpath": os.path.realpath(log.path), "sha": plan_.sha256,
          "size": log.size, "lines": lines, "last_line": last_line, "complete": ends_with_newline(log)},
     )
+
+
+def begin(con, plan_: Plan) -> int:
+    """The number this file's events are stored under (a new name gets the next one), once the
+    cut-off last line that this ingest replaces is gone."""
+    known = con.execute("SELECT file_id FROM log_files WHERE file = $file", {"file": plan_.file}).fetchone()
+    if known is None:
+        known = con.execute("INSERT INTO log_files SELECT coalesce(max(file_id), 0) + 1, $file FROM log_files "
+                            "RETURNING file_id", {"file": plan_.file}).fetchone()
+    if plan_.replace_line is not None:
+        con.execute(f"DELETE FROM {EVENT_ROWS} WHERE file_id = $id AND line = $line",
+                    {"id": known[0], "line": plan_.replace_line})
+        con.execute("DELETE FROM quarantine WHERE file = $file AND line = $line",
+                    {"file": plan_.file, "line": plan_.replace_line})
+    return known[0]
 
 
 def ends_with_newline(log: LogFile) -> bool:

@@ -56,6 +56,7 @@ from nonatomic.replay.inputs import InputError, LogFile
 from nonatomic.replay.mapping import Mapping, MappingError
 from nonatomic.replay.params import Params
 from nonatomic.replay.readers import Reader
+from nonatomic.replay.schema import EVENT_ROWS
 from nonatomic.replay.stage import STAGE, stage_sql
 
 RECORDS = "nonatomic_otlp_records"
@@ -134,15 +135,12 @@ def _load(con, log: LogFile, plan: ledger.Plan) -> tuple[int, int, int]:
     # Staged rows and records share their order (both tables are filled by one ordered scan).
     joined = f"{STAGE} s JOIN {RECORDS} r ON r.rowid = s.rowid WHERE r.line > $after"
     window = {"file": plan.file, "after": plan.after_line}
-    if plan.replace_line is not None:
-        for table in ("events", "quarantine"):
-            con.execute(f"DELETE FROM {table} WHERE file = $file AND line = $line",
-                        {"file": plan.file, "line": plan.replace_line})
-    base = con.execute("SELECT coalesce(max(event_id), 0) FROM events").fetchone()[0]
+    stored = ledger.begin(con, plan)
+    base = con.execute(f"SELECT coalesce(max(event_id), 0) FROM {EVENT_ROWS}").fetchone()[0]
     events = con.execute(
-        f"INSERT INTO events SELECT $base + s.rowid + 1, $file, r.line, {', '.join('s.' + f for f in FIELDS)}, "
-        f"s.extra FROM {joined} AND s.reason IS NULL",
-        {**window, "base": base},
+        f"INSERT INTO {EVENT_ROWS} SELECT $base + s.rowid + 1, $file_id, r.line, "
+        f"{', '.join('s.' + f for f in FIELDS)}, s.extra FROM {joined} AND s.reason IS NULL",
+        {"after": plan.after_line, "base": base, "file_id": stored},
     ).fetchone()[0]
     quarantined = con.execute(
         f"INSERT INTO quarantine SELECT $file, r.line, s.reason, s.raw FROM {joined} AND s.reason IS NOT NULL",

@@ -18,7 +18,7 @@ TEXT_QUARANTINE_SHOWN = 20
 def summarize(con, findings: list[dict]) -> dict:
     """Counts over the whole database (what the detectors saw), not only this run's files."""
     files, lines = con.execute("SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files").fetchone()
-    events, tasks = con.execute("SELECT count(*), count(DISTINCT task_id) FROM events").fetchone()
+    events, tasks = con.execute("SELECT count(*), count(DISTINCT task_id) FROM event_rows").fetchone()
     quarantined = con.execute("SELECT count(*) FROM quarantine").fetchone()[0]
     return {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
             "tasks": tasks, "findings": len(findings)}

@@ -1,16 +1,29 @@
-"""The canonical events table every detector reads, and the quarantine table.
+"""The canonical events every detector reads, and the quarantine table.
 
-One row per log line that passed validation.  `event_id` is unique inside a
-database by construction (each file's ids start above the largest one, see
-ingest.py), so no index checks it: keeping one costs more than the insert; `file`/`line` point back at the source line (1-based; for CSV the
-physical line, the header being line 1; for Parquet the row number) so every finding can cite its evidence.
-A task's order is `ts, seq, attempt, file, line` (see EVENT_ORDER).
+One row per log line that passed validation, stored in `event_rows` and read
+through the `events` view, which adds each row's file name.  A row keeps a
+small file number instead of the name: a name written ten million times is
+most of a column's memory.  `event_id` is unique inside a database by
+construction (each file's ids start above the largest one, see ingest.py), so
+no index checks it: keeping one costs more than the insert; `file`/`line`
+point back at the source line (1-based; for CSV the physical line, the header
+being line 1; for Parquet the row number) so every finding can cite its
+evidence.  A task's order is `ts, seq, attempt, file, line` (see EVENT_ORDER).
 """
 
-EVENTS_DDL = """
-CREATE TABLE IF NOT EXISTS events (
+from nonatomic.rules.replay.views import EVENT_ROWS
+
+FILES_DDL = """
+CREATE TABLE IF NOT EXISTS log_files (
+    file_id INTEGER NOT NULL,
+    file    VARCHAR NOT NULL
+)
+"""
+
+EVENT_ROWS_DDL = f"""
+CREATE TABLE IF NOT EXISTS {EVENT_ROWS} (
     event_id        BIGINT NOT NULL,
-    file            VARCHAR NOT NULL,
+    file_id         INTEGER NOT NULL,
     line            BIGINT NOT NULL,
     ts              TIMESTAMPTZ NOT NULL,
     seq             BIGINT,
@@ -29,6 +42,12 @@ CREATE TABLE IF NOT EXISTS events (
     error           VARCHAR,
     extra           JSON
 )
+"""
+
+EVENTS_DDL = f"""
+CREATE VIEW IF NOT EXISTS events AS
+SELECT r.event_id, f.file, r.* EXCLUDE (event_id, file_id)
+FROM {EVENT_ROWS} r JOIN log_files f USING (file_id)
 """
 
 QUARANTINE_DDL = """

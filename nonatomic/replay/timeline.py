@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 
 from nonatomic.replay.detect import DEFAULT_SETTINGS, duration
 from nonatomic.replay.schema import EVENT_ORDER
-from nonatomic.rules.replay.views import LEASES, LOCK_EVENTS, OPS, WRITE, events_stage
+from nonatomic.rules.replay.views import EVENT_ROWS, LEASES, LOCK_EVENTS, OPS, WRITE, events_stage
 
 MAX_EVENTS = 200
 """Events drawn per task; witnesses of findings, task start/end and their neighbours first."""
@@ -199,8 +199,9 @@ def evidence(finding: Mapping) -> str:
     return ", ".join(f"{e['file']}:{e['line']}" for e in finding.get("events") or ()) or "-"
 
 
-# The detectors' stages read `events`; a CTE of that name scopes them to the tasks drawn.
-_SCOPE = "events AS (SELECT * FROM main.events WHERE list_contains(CAST($tasks AS VARCHAR[]), task_id))"
+# The detectors' stages read the stored events and `events`: CTEs of those names scope them to the tasks drawn.
+_SCOPE = ",\n".join(f"{name} AS (SELECT * FROM main.{name} WHERE list_contains(CAST($tasks AS VARCHAR[]), task_id))"
+                    for name in (EVENT_ROWS, "events"))
 _POSITIONS = f"""positions AS (
     SELECT event_id, task_id, ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY {EVENT_ORDER}) AS pos
     FROM events)"""

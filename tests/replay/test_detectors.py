@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import duckdb
 import pytest
 
 from nonatomic.config import ConfigError
@@ -15,13 +14,13 @@ from nonatomic.replay.detect import (
     load_settings,
     run_detectors,
 )
-from nonatomic.replay.schema import EVENTS_DDL
+from nonatomic.replay.database import connect
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import call, ev
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
 COLUMNS = (
-    "event_id, file, line, ts, seq, task_id, step, attempt, op, phase, status, code, tool,"
+    "event_id, file_id, line, ts, seq, task_id, step, attempt, op, phase, status, code, tool,"
     " target, idempotency_key, owner, ttl_ms, error, extra"
 )
 FIELDS = [c.strip() for c in COLUMNS.split(",")][4:-2]
@@ -31,14 +30,14 @@ def load(events: list[dict], *, first_id: int = 1, file: str = "fixture.jsonl"):
     """An in-memory database whose `events` are these fixture events (ts in seconds from T0).
 
     Lines follow list order, so a fixture can put lines out of time order."""
-    con = duckdb.connect()
-    con.execute(EVENTS_DDL)
+    con = connect()
+    con.execute("INSERT INTO log_files VALUES (1, ?)", [file])
     rows = [
-        (first_id + i, file, i + 1, T0 + timedelta(seconds=e["ts"]), *[e.get(f) for f in FIELDS], None, None)
+        (first_id + i, 1, i + 1, T0 + timedelta(seconds=e["ts"]), *[e.get(f) for f in FIELDS], None, None)
         for i, e in enumerate(events)
     ]
     if rows:
-        con.executemany(f"INSERT INTO events ({COLUMNS}) VALUES ({', '.join('?' * 19)})", rows)
+        con.executemany(f"INSERT INTO event_rows ({COLUMNS}) VALUES ({', '.join('?' * 19)})", rows)
     return con
 
 

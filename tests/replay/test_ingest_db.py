@@ -6,8 +6,10 @@ import json
 import shutil
 
 import duckdb
+import pytest
 
 from nonatomic.replay.api import open_logs
+from nonatomic.replay.database import DatabaseError
 
 
 def line(i: int, task: str = "pay-1") -> str:
@@ -74,3 +76,30 @@ def test_a_rewritten_file_is_a_new_source_and_event_ids_stay_unique(tmp_path):
     with open_logs(log, db=db) as replay:
         ids = replay.con.execute("SELECT count(DISTINCT event_id), count(*) FROM events").fetchone()
         assert ids == (4, 4)
+
+
+def test_each_event_cites_its_own_file_across_runs(tmp_path):
+    first, second, db = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "replay.duckdb"
+    first.write_text(line(1) + line(2))
+    second.write_text(line(3, task="other"))
+    open_logs(first, db=db).close()
+    with open(first, "a") as fh:
+        fh.write(line(4))
+    with open_logs([second, first], db=db) as replay:
+        cited = replay.con.execute("SELECT seq, file FROM events ORDER BY seq").fetchall()
+        # a grown log keeps the number its first lines are stored under
+        numbers = replay.con.execute("SELECT file, file_id FROM log_files ORDER BY file_id").fetchall()
+    assert cited == [(1, str(first)), (2, str(first)), (3, str(second)), (4, str(first))]
+    assert numbers == [(str(first), 1), (str(second), 2)]
+
+
+def test_a_database_of_an_older_layout_is_refused_not_mixed_into(tmp_path):
+    db = tmp_path / "old.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE events (event_id BIGINT, file VARCHAR, line BIGINT)")
+    log = tmp_path / "a.jsonl"
+    log.write_text(line(1))
+    with pytest.raises(DatabaseError, match="older nonatomic"):
+        open_logs(log, db=db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchone() == (1,)

@@ -37,6 +37,7 @@ from nonatomic.replay.inputs import InputError, discover
 from nonatomic.replay.mapping import Mapping
 from nonatomic.replay.spark.convert import problem, reason, typed
 from nonatomic.replay.stage import RAW_KEPT, missing_reason
+from nonatomic.rules.replay.views import EVENT_ROWS
 
 FORMATS = ("jsonl", "parquet")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
@@ -88,7 +89,9 @@ def ingest(spark, arguments: list[str], mapping: Mapping | None = None, input_fo
     based = spark.createDataFrame(bases, "file string, base long")
     events = records.where("good").join(F.broadcast(based), "file").select(
         (F.col("base") + F.col("line")).alias("event_id"), "file", "line", *FIELDS)
-    events.createOrReplaceTempView("events")
+    # The stages read the stored rows, which in Spark are the events themselves.
+    for view in ("events", EVENT_ROWS):
+        events.createOrReplaceTempView(view)
     records.where(F.col("reason").isNotNull()).select("file", "line", "reason", "raw") \
         .createOrReplaceTempView("quarantine")
     return result

@@ -3,7 +3,7 @@
 Each stage is a named query the engine materialises once per run (as a
 temporary table) before the detectors that need it, so twelve detectors do
 not pair the same ten million events twelve times; a stage that is only a
-filter of `events` stays a view (`Stage.materialized`).  Stages take no
+filter of the stored events stays a view (`Stage.materialized`).  Stages take no
 parameters; detectors apply their settings.
 
 Model (the detectors' documentation refers to these terms):
@@ -47,12 +47,15 @@ class Stage:
     """False: a view its readers inline (a filter and projection they each push into their own scan)."""
 
 
+EVENT_ROWS = "event_rows"
+"""The stored events (the `events` view adds file names, which only the event order needs)."""
+
 KEPT_OPS = "op IN ('call', 'rollback', 'verify', 'task_end', 'lock_acquire', 'lock_release')"
 """The events detectors read; other ops are dropped before numbering (positions
 only ever compare events of the same task, so numbering the kept ones keeps their order)."""
 
 SAME_TIME_IN_A_TASK = f"""
-SELECT EXISTS (SELECT 1 FROM events WHERE {KEPT_OPS} GROUP BY hash(task_id, ts) HAVING COUNT(*) > 1)
+SELECT EXISTS (SELECT 1 FROM {EVENT_ROWS} WHERE {KEPT_OPS} GROUP BY hash(task_id, ts) HAVING COUNT(*) > 1)
 """
 """Might two kept events of one task share a timestamp?  Then only numbering orders them.
 (One integer key groups faster than text and a time; a hash collision can only
@@ -67,7 +70,7 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
     SAME_TIME_IN_A_TASK), time alone is that order and the time in
     microseconds serves as the position, without sorting anything: the stage
     is then a view, which each stage reading it folds into its own scan of
-    `events` (they read disjoint ops, so nothing is computed twice).
+    the events (they read disjoint ops, so nothing is computed twice).
     Otherwise events are numbered in the event order, once, into a table.
 
     The engine owns the event order (it is part of the table's contract), so it
@@ -76,10 +79,11 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
     columns = ("event_id, task_id, step, attempt, op, phase, status, code, tool, target, "
                "idempotency_key, owner, ttl_ms, epoch_ms(ts) AS ts_ms")
     if not same_time:
-        return Stage("nr_events", f"SELECT {columns}, epoch_us(ts) AS pos FROM events WHERE {KEPT_OPS}",
+        return Stage("nr_events", f"SELECT {columns}, epoch_us(ts) AS pos FROM {EVENT_ROWS} WHERE {KEPT_OPS}",
                      materialized=False)
     # Numbering a narrow projection and joining it back sorts far fewer bytes
     # (and holds less memory) than carrying every column through the window.
+    # Only the numbering reads `events`, the view with file names, which the order ends on.
     return Stage(
         "nr_events",
         f"""
@@ -89,7 +93,7 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
             WHERE {KEPT_OPS}
         )
         SELECT {columns}, numbered.pos
-        FROM events
+        FROM {EVENT_ROWS}
         JOIN numbered USING (event_id)
         """,
     )
