@@ -70,7 +70,9 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
     SAME_TIME_IN_A_TASK), time alone is that order and the time in
     microseconds serves as the position, without sorting anything: the stage
     is then a view, which each stage reading it folds into its own scan of
-    the events (they read disjoint ops, so nothing is computed twice).
+    the events (they read disjoint ops, so nothing is computed twice).  The
+    view keeps every op: each stage selects its own ops, all of them kept
+    ones, and a second list of ops would cost each scan a join.
     Otherwise events are numbered in the event order, once, into a table.
 
     The engine owns the event order (it is part of the table's contract), so it
@@ -79,8 +81,7 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
     columns = ("event_id, task_id, step, attempt, op, phase, status, code, tool, target, "
                "idempotency_key, owner, ttl_ms, epoch_ms(ts) AS ts_ms")
     if not same_time:
-        return Stage("nr_events", f"SELECT {columns}, epoch_us(ts) AS pos FROM {EVENT_ROWS} WHERE {KEPT_OPS}",
-                     materialized=False)
+        return Stage("nr_events", f"SELECT {columns}, epoch_us(ts) AS pos FROM {EVENT_ROWS}", materialized=False)
     # Numbering a narrow projection and joining it back sorts far fewer bytes
     # (and holds less memory) than carrying every column through the window.
     # Only the numbering reads `events`, the view with file names, which the order ends on.
