@@ -5,7 +5,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SPARK_STAMP := $(VENV)/.installed-spark
 
-.PHONY: demo test bench spark clean
+FLOORS_VENV  := .venv-floors
+FLOORS_STAMP := $(FLOORS_VENV)/.installed
+
+.PHONY: demo test test-floors bench spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +47,19 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The suite on the oldest run-time dependencies pyproject.toml admits (its `>=` floors,
+# pinned with pip's --constraint), in a venv of its own; the test tools stay current.
+$(FLOORS_STAMP): pyproject.toml .ci/floors.py | $(STAMP)
+	$(PYTHON) -m venv $(FLOORS_VENV)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BIN)/python .ci/floors.py > $(FLOORS_VENV)/floors.txt
+	$(FLOORS_VENV)/bin/python -m pip install --quiet --constraint $(FLOORS_VENV)/floors.txt -e '.[test]'
+	touch $(FLOORS_STAMP)
+
+test-floors: $(FLOORS_STAMP)
+	$(FLOORS_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(libcst|click|pyyaml|duckdb|pandas|numpy|tomli) '
+	$(FLOORS_VENV)/bin/python -m pytest
+
 bench: $(SPARK_STAMP)
 	@for script in benchmarks/bench_*.py; do \
 		echo "== $$script =="; \
@@ -51,4 +67,4 @@ bench: $(SPARK_STAMP)
 	done
 
 clean:
-	rm -rf $(VENV) .nonatomic_cache .pytest_cache $(REPORT)
+	rm -rf $(VENV) $(FLOORS_VENV) .nonatomic_cache .pytest_cache $(REPORT)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nonatomic.lint.cache import LintCache, content_hash
 from nonatomic.lint.config import LintSettings
-from nonatomic.lint.discovery import iter_python_files
+from nonatomic.lint.discovery import iter_python_files, root_relative
 from nonatomic.lint.findings import Finding, RuleCrash
 from nonatomic.lint.runner import FileResult, RulePlan, lint_source
 
@@ -113,6 +113,21 @@ def lint_paths(
     if cache is not None:
         cache.save()
     report.findings.sort(key=lambda f: f.sort_key)
+    return report
+
+
+def lint_stdin(data: bytes, filename: str | None, settings: LintSettings, *, fix: bool = False,
+               unsafe_fixes: bool = False) -> LintReport:
+    """Lint bytes read from standard input, as the file `filename` would be (its
+    per-file-ignores apply; findings show that name, or `-`)."""
+    shown = display_path(filename) if filename else "-"
+    relpath = root_relative(Path(filename), settings.root) if filename else "-"
+    _init_worker(settings, fix, unsafe_fixes)
+    assert _PLAN is not None
+    result = lint_source(relpath, data, _PLAN, fix=fix, unsafe_fixes=unsafe_fixes)
+    report = LintReport()
+    _collect([(_Job(shown, relpath, None), None, result, data if fix else None)], report, None, None, 1)
+    report.files = 1
     return report
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from nonatomic.config import ConfigError, find_pyproject, load_tool_table
+from nonatomic.config import ConfigError, find_config, load_tool_table
 from nonatomic.replay.database import unordered
 from nonatomic.replay.schema import EVENT_ORDER
 from nonatomic.rules.replay import DETECTORS
@@ -103,15 +103,16 @@ def _drop_unneeded(con, readers: list[Detector], stages: list[Stage], built: lis
 
 
 def load_settings(path: Path | None = None, start: Path | None = None) -> dict[str, object]:
-    """Replay settings from a YAML file or a pyproject.toml, else from the nearest pyproject.
+    """Replay settings from a YAML file or a TOML config, else from the nearest config.
 
-    In pyproject.toml they live in `[tool.nonatomic.replay]`; a YAML file holds
+    In pyproject.toml they live in `[tool.nonatomic.replay]`, in a nonatomic.toml in
+    `[replay]`; a YAML file holds
     them at its top level or under `replay:`.  Keys may use `-` or `_`
     (`min-backoff-ms = 500`).  Only overrides are returned; defaults stay in
     DEFAULT_SETTINGS.
     """
     if path is None:
-        path = find_pyproject(start or Path.cwd())
+        path = find_config(start or Path.cwd())
         if path is None:
             return {}
     if path.suffix in (".yaml", ".yml"):

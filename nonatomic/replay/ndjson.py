@@ -43,13 +43,15 @@ from nonatomic.replay.stage import RAW_KEPT, STAGE, stage_sql
 _LINES = "nonatomic_lines"
 _JSON_READER_OBJECT_LIMIT = 16 << 20
 """DuckDB's default `maximum_object_size`; raised for longer allowed lines."""
+_JSON_COMPRESSION = {"none": "uncompressed"}
+"""read_json's name for a plain file: DuckDB before 2.0 refuses `none` there (read_csv takes it)."""
 
 
 def stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> bool:
     """Stage the file's records with the JSON reader; False (and nothing staged) when it cannot be exact."""
     params = Params()
     scan = (f"read_json({params(log.path)}, format='newline_delimited', records=true, maximum_depth=1, "
-            f"compression='{log.compression}', "
+            f"compression='{_JSON_COMPRESSION.get(log.compression, log.compression)}', "
             f"maximum_object_size={max(int(max_line_bytes) + 2, _JSON_READER_OBJECT_LIMIT)})")
     try:
         rows = con.execute(f"DESCRIBE SELECT * FROM {scan}", params.values).fetchall()

@@ -141,8 +141,8 @@ def test_gitignore_is_respected(project):
 def test_parallel_results_equal_serial(project):
     for i in range(30):
         write(project, f"pkg/m{i:02}.py", HAZARD * (i % 3 + 1) + ("def broken(:\n" if i == 7 else ""))
-    serial = run("--jobs", "1", "--format", "json", ".").output
-    parallel = run("--jobs", "2", "--format", "json", ".").output
+    serial = run("--jobs", "1", "--format", "json", ".").stdout
+    parallel = run("--jobs", "2", "--format", "json", ".").stdout
     assert serial == parallel
     expected = sum(i % 3 + 1 for i in range(30) if i != 7) + 1  # every call, and one NA000
     assert len(json.loads(serial)) == expected
@@ -151,15 +151,15 @@ def test_parallel_results_equal_serial(project):
 def test_cache_reuses_results_and_notices_changes(project):
     path = write(project, "tool.py", HAZARD)
     cli = CliRunner()
-    first = cli.invoke(main, ["lint", "--format", "json", "."]).output
+    first = cli.invoke(main, ["lint", "--format", "json", "."]).stdout
     assert (project / ".nonatomic_cache").is_dir()
-    assert cli.invoke(main, ["lint", "--format", "json", "."]).output == first
+    assert cli.invoke(main, ["lint", "--format", "json", "."]).stdout == first
     path.write_text(CLEAN)
-    assert cli.invoke(main, ["lint", "--format", "json", "."]).output == "[]\n"
+    assert cli.invoke(main, ["lint", "--format", "json", "."]).stdout == "[]\n"
     # Same bytes again, new mtime: the content hash finds the old entry.
     path.write_text(HAZARD)
     os.utime(path, (1, 1))
-    assert cli.invoke(main, ["lint", "--format", "json", "."]).output == first
+    assert cli.invoke(main, ["lint", "--format", "json", "."]).stdout == first
 
 
 def test_github_format_escapes_properties(project):

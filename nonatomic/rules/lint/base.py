@@ -101,8 +101,29 @@ class LintRule(cst.BatchableCSTVisitor):
         return textwrap.dedent(cls.__doc__ or "").strip()
 
     @classmethod
-    def summary(cls) -> str:
-        """The first sentence of 'What it does', for tables and SARIF short descriptions."""
+    def description(cls) -> str:
+        """The first paragraph of 'What it does', on one line."""
         doc = cls.documentation()
         body = doc.split("## What it does", 1)[-1].strip().split("\n\n", 1)[0]
         return " ".join(body.split())
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of 'What it does' up to its list of cases (a colon or a
+        dash outside parentheses and code), for tables and SARIF short descriptions."""
+        text = cls.description()
+        depth, code = 0, False
+        for i, char in enumerate(text):
+            if char == "`":
+                code = not code
+            elif code:
+                continue
+            elif char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+            elif depth == 0 and (char == ":" or text.startswith(" — ", i)):
+                return text[:i].rstrip() + "."
+            elif depth == 0 and char in ".!?" and (i + 1 == len(text) or text[i + 1 : i + 3].strip()[:1].isupper()):
+                return text[: i + 1]
+        return text

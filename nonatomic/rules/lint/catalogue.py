@@ -12,16 +12,17 @@ beside its rules.)  A rule's module is named by its code and name
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from nonatomic.rules.lint import gates, prefilters
+from nonatomic.rules.lint.options import Check, call_specs, one_of, positive_int, positive_number, strings
 from nonatomic.rules.lint.gates import Gate
 from nonatomic.rules.lint.prefilters import Prefilter
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
-from nonatomic.rules.lint.semantics.tool_config import constructor_types, normal_key, tool_pack
+from nonatomic.rules.lint.semantics.tool_config import LEVELS, constructor_types, normal_key, tool_pack
 
 Options = dict[str, Any]
 
@@ -41,6 +42,8 @@ class Entry:
     prefilter: Callable[[Options, Options], Prefilter | None] = _never
     # what CPython's tree of a file must satisfy (None: no such test)
     gate: Callable[[Options, Options], Gate | None] = _never
+    # The rule's options (`[tool.nonatomic.<name>]`) and what each must be: checked at load.
+    options: Mapping[str, Check] = field(default_factory=dict)
 
     @property
     def module(self) -> str:
@@ -97,9 +100,13 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry(
         "NA101", "retry-write-without-idempotency-key", "error",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
+        options={"min-level": one_of(*LEVELS[1:])},
     ),
     # A key is volatile only per attempt of a retried write: NA102 needs a retry construct too.
-    Entry("NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings, gate=_always(gates.retry_construct)),
+    Entry(
+        "NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings, gate=_always(gates.retry_construct),
+        options={"tracing-ids": strings},
+    ),
     Entry(
         "NA103", "retry-on-non-retryable", "warning",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
@@ -107,10 +114,12 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry(
         "NA104", "retry-without-backoff", "warning",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
+        options={"fix-max-wait": positive_int},
     ),
     Entry(
         "NA105", "unbounded-retry", "warning",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
+        options={"fix-attempts": positive_int},
     ),
     Entry("NA106", "retry-after-timeout-without-verify", "warning", default_on=False, prefilter=_named_timeouts),
     Entry(
@@ -121,7 +130,10 @@ CATALOGUE: tuple[Entry, ...] = (
         )),
         gate=_always(gates.failure_store),
     ),
-    Entry("NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls),
+    Entry(
+        "NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls,
+        options={"extra-calls": call_specs, "ignore-calls": strings, "fix-timeout": positive_number},
+    ),
     Entry(
         "NA202", "agent-run-without-deadline", "warning", default_on=False,
         # A run needs an agent constructor, the Runner, kickoff, or an agent-named
@@ -139,6 +151,7 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry(
         "NA301", "mutable-global-state", "warning",
         prefilter=_always(prefilters.MutatedGlobal()), gate=_always(gates.mutated_global),
+        options={"ignore-names": strings},
     ),
     Entry(
         "NA302", "mutable-class-state", "warning",
@@ -150,9 +163,12 @@ CATALOGUE: tuple[Entry, ...] = (
         ),
         gate=_always(gates.class_container),
     ),
-    Entry("NA401", "lock-without-ttl", "error", prefilter=_REDIS),
+    Entry(
+        "NA401", "lock-without-ttl", "error", prefilter=_REDIS,
+        options={"fix-ttl-ms": positive_int, "fix-lock-timeout": positive_number},
+    ),
     Entry("NA402", "unsafe-lock-release", "error", prefilter=_REDIS),
-    Entry("NA403", "state-without-ttl", "warning", default_on=False, prefilter=_REDIS),
+    Entry("NA403", "state-without-ttl", "warning", default_on=False, prefilter=_REDIS, options={"state-words": strings}),
 )
 _BY_CODE = {entry.code: entry for entry in CATALOGUE}
 

@@ -228,7 +228,7 @@ class CallWithoutTimeout(LintRule):
         replacement = None
         if spec.fixable:
             replacement = calls.with_keyword(
-                node, spec.keywords[0], cst.Integer(str(self.fix_timeout))
+                node, spec.keywords[0], cst.parse_expression(repr(self.fix_timeout))
             )
         self.report(
             node,
