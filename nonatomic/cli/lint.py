@@ -8,12 +8,8 @@ from pathlib import Path
 
 import click
 
-from nonatomic.cli.color import color_option, wants_color
+from nonatomic.cli.common import codes, color_option, progress, wants_color, write
 from nonatomic.config import ConfigError
-
-
-def _codes(value: str | None) -> list[str] | None:
-    return [c.strip() for c in value.split(",") if c.strip()] if value else None
 
 
 @click.command()
@@ -57,7 +53,7 @@ def lint(paths, select, ignore, fmt, output, show_source, color, stdin_filename,
     try:
         settings = load_settings(
             start=start if start.exists() else Path("."), config_file=config_file,
-            select=_codes(select), ignore=_codes(ignore),
+            select=codes(select), ignore=codes(ignore),
         )
         known = baselines.read_baseline(baseline) if baseline else None
     except ConfigError as exc:
@@ -71,10 +67,10 @@ def lint(paths, select, ignore, fmt, output, show_source, color, stdin_filename,
         report = lint_stdin(source, stdin_filename, settings, fix=fixing, unsafe_fixes=unsafe_fixes)
     else:
         source = None
-        with _progress() as progress:
+        with progress("linting", min_total=200) as advance:
             report = lint_paths(
                 paths, settings, jobs=jobs, use_cache=not no_cache, fix=fixing,
-                unsafe_fixes=unsafe_fixes, progress=progress,
+                unsafe_fixes=unsafe_fixes, progress=advance,
             )
     for crash in report.crashes:
         click.echo(f"error: {crash.path}: rule {crash.code} failed: {crash.error}", err=True)
@@ -120,10 +116,8 @@ def lint(paths, select, ignore, fmt, output, show_source, color, stdin_filename,
         hidden = 0 if fix else _hidden_fixes(findings, unsafe_fixes)
         text = render(findings, fmt, colour=colour, fixes_hidden=hidden, files=report.files,
                       source=_source_lines(source) if show_source else None)
-    if output is not None:
-        output.write_text(text, "utf-8")
-    else:  # with `--fix -` standard output carries the fixed source
-        click.echo(text, nl=False, err=fix and from_stdin, color=colour)
+    # with `--fix -` standard output carries the fixed source
+    write(text, output, color=colour, err=fix and from_stdin)
     if fmt != "text" or statistics:  # the text report ends with it; machine formats stay parseable
         click.echo(checked_line(report.files, findings), err=True)
     if report.crashes:
@@ -159,29 +153,6 @@ def _source_lines(stdin_source: bytes | None):
         return cache[path]
 
     return lines_of
-
-
-class _progress:
-    """A progress bar on stderr for runs of many files, only when stderr is a terminal."""
-
-    MIN_FILES = 200
-
-    def __init__(self) -> None:
-        self.bar = None
-
-    def __enter__(self):
-        return self.update if sys.stderr.isatty() else None
-
-    def update(self, done: int, total: int) -> None:
-        if self.bar is None and total >= self.MIN_FILES:
-            self.bar = click.progressbar(length=total, label="linting", file=sys.stderr, show_pos=True)
-            self.bar.__enter__()
-        if self.bar is not None:
-            self.bar.update(1)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
 
 def _catalogue() -> list[tuple[str, str, str, bool, str]]:
