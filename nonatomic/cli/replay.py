@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 import click
 
-from nonatomic.cli.common import codes, progress, usage_error, write
+from nonatomic.cli.common import codes, color_option, progress, usage_error, wants_color, write
 from nonatomic.config import ConfigError
 
 _RANK = {"error": 3, "warning": 2, "info": 1}
@@ -55,14 +55,15 @@ class _Instant(click.ParamType):
               show_default=True, help="Read every LOG as this format (otlp: OTLP/JSON trace exports).")
 @click.option("--max-line-bytes", type=click.IntRange(min=1024), default=1 << 20, show_default=True,
               help="Longer lines are quarantined.")
+@color_option
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
               help="spark: run on the active or a local Spark (pip install 'nonatomic[spark]'); "
                    "LOGS may be object-store URIs.")
 @click.option("--emit-sql", type=click.Choice(["duckdb", "spark"]),
               help="Print the detector queries in this dialect (settings bound) and exit; reads no LOGS.")
 def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, fail_on, strict,
-           memory_limit, threads, input_format, max_line_bytes, engine, emit_sql) -> None:
-    """Replay guard logs (files, directories, globs) and find non-atomic hazards."""
+           memory_limit, threads, input_format, max_line_bytes, color, engine, emit_sql) -> None:
+    """Replay guard logs (files, directories, globs; `-`: standard input) and find non-atomic hazards."""
     from nonatomic.replay.report import render
     from nonatomic.replay.report.html import REPORT_EVENTS, REPORT_TASKS
 
@@ -71,22 +72,42 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
         return
     if not logs:
         raise click.UsageError("Missing argument 'LOGS...'.")
+    check_codes(select, ignore)
     if engine == "spark":
         session = _spark_session(logs, mapping, db, fmt, input_format, memory_limit, threads, max_line_bytes)
     else:
         session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
+        check_tasks(session, tasks)
         findings = session.detect(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
         summary = session.summary(findings)
         quarantine = session.quarantine_rows()
         timelines, omitted = session.timelines(findings, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
             if fmt == "html" else ([], 0)
-        report = render(fmt, summary, findings, quarantine, timelines, omitted)
-    write(report, output)
+        colour = wants_color(color, to_file=output is not None)
+        report = render(fmt, summary, findings, quarantine, timelines, omitted, color=colour)
+    write(report, output, color=colour)
     if strict and summary["quarantined"]:
         click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
         sys.exit(2)
     sys.exit(1 if any(_RANK.get(f["severity"], 0) >= _FAIL_ON[fail_on] for f in findings) else 0)
+
+
+def check_codes(select: str | None, ignore: str | None) -> None:
+    """Exit 2 on a --select/--ignore code no detector has, before any log is read."""
+    from nonatomic.replay.detect import choose
+
+    try:
+        choose(codes(select), codes(ignore))
+    except ConfigError as exc:
+        raise usage_error(str(exc))
+
+
+def check_tasks(session, tasks) -> None:
+    """Exit 2 on a --task with no event in the logs: a typo must not report nothing and pass."""
+    missing = session.missing_tasks(tasks)
+    if missing:
+        raise usage_error(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
 
 
 def open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes):

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -56,6 +57,15 @@ class Replay:
 
     def quarantine_rows(self) -> list[dict]:
         return quarantine_rows(self.con)
+
+    def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
+        """Those of `tasks` that no event in the database belongs to, sorted."""
+        wanted = sorted(set(tasks))
+        if not wanted:
+            return []
+        found = self.con.execute("SELECT DISTINCT task_id FROM event_rows WHERE list_contains($tasks, task_id)",
+                                 {"tasks": wanted}).fetchall()
+        return sorted(set(wanted) - {task for (task,) in found})
 
     def timelines(self, findings: list[dict], tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
                   max_events: int = MAX_EVENTS) -> tuple[list[Timeline], int]:
@@ -116,24 +126,32 @@ def open_logs(
         mapping = parse_mapping(mapping)
     elif isinstance(mapping, (str, Path)):
         mapping = load_mapping(mapping)
-    files = discover([str(p) for p in logs], input_format)
-    con = connect(str(db) if db is not None else None, memory_limit=memory_limit, threads=threads)
-    try:
-        ingested = ingest(con, files, mapping, persistent=db is not None,
-                          max_line_bytes=max_line_bytes, on_file=on_file)
-    except BaseException:
-        con.close()
-        raise
+    # standard input and pipes are copied here, and read only while ingesting
+    with tempfile.TemporaryDirectory(prefix="nonatomic-") as spool:
+        files = discover([str(p) for p in logs], input_format, spool_dir=spool)
+        con = connect(str(db) if db is not None else None, memory_limit=memory_limit, threads=threads)
+        try:
+            ingested = ingest(con, files, mapping, persistent=db is not None,
+                              max_line_bytes=max_line_bytes, on_file=on_file)
+        except BaseException:
+            con.close()
+            raise
     return Replay(con, ingested, settings)
 
 
 def summarize(con, findings: list[dict]) -> dict:
     """Counts over the whole database (what the detectors saw), not only this run's files."""
-    files, lines = con.execute("SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files").fetchone()
-    events, tasks = con.execute("SELECT count(*), count(DISTINCT task_id) FROM event_rows").fetchone()
-    quarantined = con.execute("SELECT count(*) FROM quarantine").fetchone()[0]
+    files, lines = _row(con, "SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files")
+    events, tasks = _row(con, "SELECT count(*), count(DISTINCT task_id) FROM event_rows")
+    (quarantined,) = _row(con, "SELECT count(*) FROM quarantine")
     return {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
             "tasks": tasks, "findings": len(findings)}
+
+
+def _row(con, sql: str) -> tuple:
+    """The one row of `sql`, fetched to the end: a result left open by fetchone() would
+    block the user's next `con.sql(...)` (DuckDB's ResourceInUseException)."""
+    return con.execute(sql).fetchall()[0]
 
 
 def quarantine_rows(con) -> list[dict]:

@@ -14,6 +14,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 
+from nonatomic.config import ConfigError
 from nonatomic.replay.ingest.database import unordered
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import duration
@@ -100,6 +101,8 @@ def choose(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[D
     def matches(code: str, patterns: Iterable[str]) -> bool:
         return any(code.startswith(p.strip().upper()) for p in patterns if p.strip())
 
+    for pattern in [*(select or ()), *(ignore or ())]:
+        check_code(pattern)
     chosen = [
         d
         for d in DETECTORS.values()
@@ -107,6 +110,18 @@ def choose(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[D
         and not matches(d.code, ignore or ())
     ]
     return sorted(chosen, key=lambda d: d.code)
+
+
+def check_code(pattern: str) -> None:
+    """A ConfigError (exit code 2) unless `pattern` is the code or a prefix of some detector:
+    a typo must not run nothing and pass."""
+    spec = pattern.strip().upper()
+    if not spec or any(code.startswith(spec) for code in DETECTORS):
+        return
+    if spec.startswith("NA"):
+        raise ConfigError(f"{pattern.strip()!r} is a lint rule code: replay runs the NR detectors "
+                          f"(lint code with `nonatomic lint --select {spec}`)")
+    raise ConfigError(f"unknown detector code or prefix: {pattern.strip()!r} (see `nonatomic rules`)")
 
 
 def stages_for(detectors: list[Detector], nr_events: Callable[[], Stage]) -> list[Stage]:

@@ -59,7 +59,7 @@ def plan(con, log: LogFile, persistent: bool) -> Plan | None:
         {"realpath": realpath},
     ).fetchone()
     prefix_size = previous[2] if previous else None
-    digest, prefix_digest = _sha256(log.path, prefix_size)
+    digest, prefix_digest = _sha256(log.location, prefix_size)
     if con.execute("SELECT 1 FROM ingested_files WHERE sha256 = $sha LIMIT 1", {"sha": digest}).fetchone():
         return None
     grown = previous is not None and prefix_digest == previous[1] and log.format != "parquet" \
@@ -100,7 +100,7 @@ def ends_with_newline(log: LogFile) -> bool:
     """Whether the last line is complete; compressed files are assumed so (checking means decompressing)."""
     if log.format == "parquet" or log.compression != "none":
         return True
-    with open(log.path, "rb") as fh:
+    with open(log.location, "rb") as fh:
         fh.seek(0, os.SEEK_END)
         if fh.tell() == 0:
             return True

@@ -50,7 +50,7 @@ _JSON_COMPRESSION = {"none": "uncompressed"}
 def stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> bool:
     """Stage the file's records with the JSON reader; False (and nothing staged) when it cannot be exact."""
     params = Params()
-    scan = (f"read_json({params(log.path)}, format='newline_delimited', records=true, maximum_depth=1, "
+    scan = (f"read_json({params(log.location)}, format='newline_delimited', records=true, maximum_depth=1, "
             f"compression='{_JSON_COMPRESSION.get(log.compression, log.compression)}', "
             f"maximum_object_size={max(int(max_line_bytes) + 2, _JSON_READER_OBJECT_LIMIT)})")
     try:

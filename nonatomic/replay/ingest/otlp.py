@@ -192,7 +192,7 @@ def _lines(log: LogFile):
         raise InputError(f"{log.path}: zstd-compressed OTLP input is not supported; decompress it first")
     opener = gzip.open if log.compression == "gzip" else open
     try:
-        with opener(log.path, "rb") as fh:
+        with opener(log.location, "rb") as fh:
             for number, raw in enumerate(fh, start=1):
                 if raw.strip():
                     yield number, raw

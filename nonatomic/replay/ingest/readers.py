@@ -63,7 +63,7 @@ def _line_reader_options(log: LogFile, max_line_bytes: int) -> str:
 
 def jsonl_lines(log: LogFile, params: Params, max_line_bytes: int) -> str:
     """The scan of a JSONL file as one VARCHAR `line` per line (rejected lines go to REJECTS)."""
-    return (f"read_csv({params(log.path)}, columns={{'line': 'VARCHAR'}}, delim='{_UNIT_SEPARATOR}', "
+    return (f"read_csv({params(log.location)}, columns={{'line': 'VARCHAR'}}, delim='{_UNIT_SEPARATOR}', "
             f"quote='', escape='', header=false, auto_detect=false, strict_mode=false, "
             f"{_line_reader_options(log, max_line_bytes)})")
 
@@ -107,8 +107,8 @@ def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) 
 
 def _csv(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
     options = f"header=true, all_varchar=true, strict_mode=true, {_line_reader_options(log, max_line_bytes)}"
-    columns = _describe(con, "read_csv", log.path, options)
-    relation = f"read_csv({params(log.path)}, {options}) AS r"
+    columns = _describe(con, "read_csv", log.location, options)
+    relation = f"read_csv({params(log.location)}, {options}) AS r"
     reader = _columnar(relation, columns, mapping, params, header_lines=1, has_rejects=True)
     values = ", ".join(f"struct_extract(r, {params(name)})" for name in columns)  # all VARCHAR
     return replace(reader, breaks=f"CASE WHEN contains(concat({values}), chr(10)) "
@@ -116,8 +116,8 @@ def _csv(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: in
 
 
 def _parquet(con, log: LogFile, mapping: Mapping, params: Params) -> Reader:
-    columns = _describe(con, "read_parquet", log.path, "")
-    relation = f"read_parquet({params(log.path)}) AS r"
+    columns = _describe(con, "read_parquet", log.location, "")
+    relation = f"read_parquet({params(log.location)}) AS r"
     reader = _columnar(relation, columns, mapping, params, header_lines=0, has_rejects=False)
     return replace(reader, line="file_row_number + 1")
 

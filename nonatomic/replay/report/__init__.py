@@ -15,8 +15,11 @@ from nonatomic.replay.report.model import Timeline
 
 
 def render(fmt: str, summary: dict, findings: list[dict], quarantine: list[dict],
-           timelines: Sequence[Timeline] = (), omitted_tasks: int = 0) -> str:
-    """The report in `fmt`; `html` also draws `timelines` (and notes `omitted_tasks` not drawn)."""
+           timelines: Sequence[Timeline] = (), omitted_tasks: int = 0, *, color: bool = False) -> str:
+    """The report in `fmt`; `html` also draws `timelines` (and notes `omitted_tasks` not drawn);
+    `color` styles the text format for a terminal."""
     if fmt == "html":
         return html.report(summary, findings, quarantine, list(timelines), omitted_tasks)
-    return {"json": json_format.report, "text": text.report, "md": markdown.report}[fmt](summary, findings, quarantine)
+    if fmt == "text":
+        return text.report(summary, findings, quarantine, color=color)
+    return {"json": json_format.report, "md": markdown.report}[fmt](summary, findings, quarantine)

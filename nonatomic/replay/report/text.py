@@ -98,16 +98,23 @@ def _extras(row: Row) -> str:
     return text if len(text) <= EXTRAS_WIDTH else text[: EXTRAS_WIDTH - 1] + "…"
 
 
-def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
+_SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "blue"}
+
+
+def report(summary: dict, findings: list[dict], quarantine: list[dict], *, color: bool = False) -> str:
+    """The replay report: one line per finding with its witness lines, the quarantine, the counts."""
+    style = click.style if color else (lambda text, **_: text)
     out = []
     for f in findings:
-        out.append(f"{_where(f)}: {f['code']} {f['name']} [{f['severity']}] "
-                   f"task {f['task_id']} step {f.get('step', '-')} at {when(f.get('ts'))}: {f['message']}")
+        out.append(f"{style(_where(f), bold=True)}: "
+                   f"{style(f['code'], fg=_SEVERITY_COLOURS.get(f['severity']), bold=True)} {f['name']} "
+                   f"[{f['severity']}] task {clean(f['task_id'])} step {f.get('step', '-')} at {when(f.get('ts'))}: "
+                   f"{clean(f['message'])}")
         for event in (f.get("events") or [])[1:]:
-            out.append(f"    also {event['file']}:{event['line']}")
+            out.append(f"    also {clean(event['file'])}:{event['line']}")
     if quarantine:
-        out.append(f"Quarantined {len(quarantine)} line(s):")
-        out.extend(f"  {q['file']}:{q['line']}: {q['reason']}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
+        out.append(style(f"Quarantined {len(quarantine)} line(s):", fg="yellow"))
+        out.extend(f"  {clean(q['file'])}:{q['line']}: {clean(q['reason'])}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
         if len(quarantine) > TEXT_QUARANTINE_SHOWN:
             out.append(f"  ... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (--format json lists all)")
     out.append(_counts_line(summary))
@@ -116,7 +123,7 @@ def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
 
 def _where(finding: dict) -> str:
     events = finding.get("events") or []
-    return f"{events[0]['file']}:{events[0]['line']}" if events else "-"
+    return f"{clean(events[0]['file'])}:{events[0]['line']}" if events else "-"
 
 
 def _counts_line(summary: dict) -> str:
