@@ -2,14 +2,18 @@
 
     >>> from nonatomic.replay import open_logs
     >>> replay = open_logs(["logs/"], mapping="map.yaml")
-    >>> replay.findings(select=["NR3"])        # pandas DataFrame
+    >>> replay.findings(select=["NR3"])        # pandas DataFrame, ts as timestamps
     >>> replay.events(task_id="t-42")
+    >>> replay.timeline("t-42")                # drawn in Jupyter (HTML), as text elsewhere
+    >>> replay.con.sql("SELECT tool, count(*) FROM events GROUP BY tool")
 """
 
 from __future__ import annotations
 
+import html as html_escape
 import tempfile
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -24,8 +28,36 @@ from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
 
 
+@dataclass(frozen=True)
+class TimelineView:
+    """Drawn timelines for a notebook: Jupyter displays the HTML drawing (inline SVG,
+    isolated in a frame), a console prints the text drawing; `.html()` is the
+    self-contained page to save."""
+
+    timelines: tuple[Timeline, ...]
+
+    def html(self) -> str:
+        """The self-contained HTML page of these timelines (no network, every value escaped)."""
+        from nonatomic.replay.report import html
+
+        return html.timeline_page(list(self.timelines), 0)
+
+    def _repr_html_(self) -> str:
+        # a sandboxed frame: the page's styles and policy stay its own, the notebook's untouched
+        return (f'<iframe sandbox="" srcdoc="{html_escape.escape(self.html(), quote=True)}" '
+                f'style="width: 100%; height: 480px; border: 0; resize: vertical"></iframe>')
+
+    def __str__(self) -> str:
+        from nonatomic.replay.report import text
+
+        return text.render(list(self.timelines))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 class Replay:
-    """Logs ingested into DuckDB (`.con`), with the detectors one call away."""
+    """Logs ingested into DuckDB (`.con`, free for your own SQL), with the detectors one call away."""
 
     def __init__(self, con, ingested: IngestResult, settings: dict | None = None) -> None:
         self.con = con
@@ -38,24 +70,32 @@ class Replay:
         return self.con.execute(f"SELECT * FROM events {where} ORDER BY task_id, {EVENT_ORDER}", params).df()
 
     def quarantine(self) -> pd.DataFrame:
+        """The lines that were not ingested: file, line (as `grep -n` counts), reason and raw text."""
         return self.con.execute("SELECT * FROM quarantine ORDER BY file, line").df()
 
     def detect(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
                tasks: Iterable[str] | None = None, since: datetime | None = None,
                until: datetime | None = None) -> list[dict]:
-        """Findings as dicts; `tasks`/`since`/`until` keep those of these tasks and times."""
+        """Findings as dicts; `tasks`/`since`/`until` keep those of these tasks and times.
+        An unknown code in `select`/`ignore` raises ConfigError."""
         from nonatomic.replay.detect import run_detectors
 
         findings = run_detectors(self.con, select=select, ignore=ignore, settings=self.settings)
         return keep(findings, tasks, since, until)
 
     def findings(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> pd.DataFrame:
-        return pd.DataFrame(self.detect(select, ignore))
+        """Findings as a DataFrame, one row each; `ts` is a UTC timestamp as in `events()`."""
+        frame = pd.DataFrame(self.detect(select, ignore))
+        if "ts" in frame:
+            frame["ts"] = pd.to_datetime(frame["ts"], utc=True, format="ISO8601")
+        return frame
 
     def summary(self, findings: list[dict] | None = None) -> dict:
+        """The report's counts: files, lines, events, quarantined, tasks and findings."""
         return summarize(self.con, findings if findings is not None else self.detect())
 
     def quarantine_rows(self) -> list[dict]:
+        """The quarantine as dicts (file, line, reason, raw), in file and line order."""
         return quarantine_rows(self.con)
 
     def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
@@ -74,7 +114,16 @@ class Replay:
         names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
         return build_timelines(self.con, names, findings, settings=self.settings, max_events=max_events), omitted
 
+    def timeline(self, *tasks: str, max_events: int = MAX_EVENTS) -> TimelineView:
+        """The timeline of these tasks (default: every task with findings, the most severe
+        first), findings marked: in Jupyter it is drawn as HTML.  An unknown task raises KeyError."""
+        if missing := self.missing_tasks(tasks):
+            raise KeyError(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
+        drawn, _ = self.timelines(self.detect(), tasks, max_events=max_events)
+        return TimelineView(tuple(drawn))
+
     def close(self) -> None:
+        """Close the DuckDB connection (a `with` block does it for you)."""
         self.con.close()
 
     def __enter__(self) -> Replay:

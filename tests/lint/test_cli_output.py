@@ -4,8 +4,6 @@ back, code frames, statistics, standard input and colour."""
 from __future__ import annotations
 
 import json
-import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -139,27 +137,6 @@ def test_standard_input_with_other_paths_is_a_usage_error(project):
     assert "`-` (standard input) cannot be combined with other paths" in result.stderr
 
 
-def _on_a_terminal(args: list[str], env: dict) -> bytes:
-    """The command's standard output written to a pseudo-terminal (where `auto` colours)."""
-    leader, follower = pty.openpty()
-    try:
-        subprocess.run([sys.executable, "-m", "nonatomic", *args], stdout=follower, stderr=subprocess.DEVNULL,
-                       env=env, timeout=120)
-        os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal closed
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(leader)
-
-
 @pytest.mark.parametrize(
     ("args", "no_color", "coloured"),
     [
@@ -169,12 +146,13 @@ def _on_a_terminal(args: list[str], env: dict) -> bytes:
         (["--color", "never"], None, False),
     ],
 )
-def test_color_follows_the_terminal_no_color_and_the_option(project, args, no_color, coloured):
+def test_color_follows_the_terminal_no_color_and_the_option(project, on_a_terminal, without_no_color, args,
+                                                          no_color, coloured):
     (project / "tool.py").write_text(HAZARD)
-    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env = dict(without_no_color)
     if no_color is not None:
         env["NO_COLOR"] = no_color
-    out = _on_a_terminal(["lint", "--no-cache", *args, "tool.py"], env)
+    out = on_a_terminal(["lint", "--no-cache", *args, "tool.py"], env)
     assert b"NA201" in out
     assert (b"\x1b[" in out) == coloured
 
@@ -185,8 +163,7 @@ def test_color_always_reaches_a_pipe(project):
     assert b"\x1b[" in nonatomic("lint", "--no-cache", "--color", "always", "tool.py").stdout
 
 
-def test_output_file_gets_no_colour(project):
+def test_output_file_gets_no_colour(project, on_a_terminal, without_no_color):
     (project / "tool.py").write_text(HAZARD)
-    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    _on_a_terminal(["lint", "--no-cache", "--output", "report.txt", "tool.py"], env)
+    on_a_terminal(["lint", "--no-cache", "--output", "report.txt", "tool.py"], without_no_color)
     assert "\x1b[" not in Path("report.txt").read_text()

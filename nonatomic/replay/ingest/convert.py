@@ -119,7 +119,9 @@ def _integer(source: Source) -> str:
         return f"CASE WHEN {source.sql} = trunc({source.sql}) THEN TRY_CAST({source.sql} AS BIGINT) END"
     text = f"CAST({source.sql} AS VARCHAR)"
     number = f"TRY_CAST({text} AS BIGINT)"
-    # TRY_CAST alone would round '2.5' to 3 and read '1e3' or '0x10': only plain digits count.
+    # TRY_CAST alone would round '2.5' to 3 and read '1e3' or '0x10': only plain digits count,
+    # with a zero fraction at most ('2.0': pandas writes an integer column with gaps as floats).
     # A text that is the number's own rendering is plain digits; the regex checks the others.
     return (f"CASE WHEN CAST({number} AS VARCHAR) = {text} THEN {number} "
-            f"WHEN regexp_full_match({text}, '\\s*[+-]?[0-9]+\\s*') THEN TRY_CAST(trim({text}) AS BIGINT) END")
+            f"WHEN regexp_full_match({text}, '\\s*[+-]?[0-9]+(\\.0+)?\\s*') "
+            f"THEN TRY_CAST(regexp_replace(trim({text}), '\\.0+$', '') AS BIGINT) END")
