@@ -14,10 +14,10 @@ from nonatomic import __version__
 from nonatomic.lint.docs import help_uri
 from nonatomic.lint.findings import Finding
 from nonatomic.rules.lint import all_rules
+from nonatomic.rules.severity import COLOURS as SEVERITY_COLOURS
 
 FORMATS = ("text", "json", "sarif", "github")
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-_SEVERITY_COLOUR = {"error": "red", "warning": "yellow", "info": "blue"}
 
 
 def render(findings: list[Finding], fmt: str, *, colour: bool = False, fixes_hidden: int = 0,
@@ -49,7 +49,7 @@ def text(findings: list[Finding], *, colour: bool = False, fixes_hidden: int = 0
         mark = " [*]" if f.fix_safe else ""
         lines.append(
             f"{style(f.path, bold=True)}:{f.line}:{f.col}: "
-            f"{style(f.code, fg=_SEVERITY_COLOUR[f.severity], bold=True)}{mark} {f.message}"
+            f"{style(f.code, fg=SEVERITY_COLOURS[f.severity], bold=True)}{mark} {f.message}"
         )
         if source is not None and (file_lines := source(f.path)) is not None:
             lines += _frame(f, file_lines, style)
@@ -91,7 +91,7 @@ def _frame(f: Finding, file_lines: list[str], style) -> list[str]:
             start = f.col - 1 if number == f.line else len(line) - len(line.lstrip())
             end = max(f.end_col - 1 if number == f.end_line else len(line), start + 1)
             label = f" {f.code}" if number == max(f.end_line, f.line) else ""
-            marks = style("^" * (end - start) + label, fg=_SEVERITY_COLOUR[f.severity], bold=True)
+            marks = style("^" * (end - start) + label, fg=SEVERITY_COLOURS[f.severity], bold=True)
             out.append(f"{gutter} {' ' * start}{marks}")
     out.append(gutter)
     return out

@@ -17,6 +17,7 @@ import re
 import click
 
 from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds, when
+from nonatomic.rules.severity import COLOURS as SEVERITY_COLOURS
 
 _GLYPHS = {"task_start": "▶", "task_end": "■", "start": "┌", "acquire": "┏", "release": "┗", "expiry": "╧"}
 _ENDS = {"ok": "└", "failed": "✗", "unknown": "?"}
@@ -98,16 +99,14 @@ def _extras(row: Row) -> str:
     return text if len(text) <= EXTRAS_WIDTH else text[: EXTRAS_WIDTH - 1] + "…"
 
 
-_SEVERITY_COLOURS = {"error": "red", "warning": "yellow", "info": "blue"}
-
-
 def report(summary: dict, findings: list[dict], quarantine: list[dict], *, color: bool = False) -> str:
-    """The replay report: one line per finding with its witness lines, the quarantine, the counts."""
+    """The replay report for a terminal: one line per finding with its witness lines, the quarantine,
+    the counts; every value from a log passes through `clean`."""
     style = click.style if color else (lambda text, **_: text)
     out = []
     for f in findings:
         out.append(f"{style(_where(f), bold=True)}: "
-                   f"{style(f['code'], fg=_SEVERITY_COLOURS.get(f['severity']), bold=True)} {f['name']} "
+                   f"{style(f['code'], fg=SEVERITY_COLOURS.get(f['severity']), bold=True)} {f['name']} "
                    f"[{f['severity']}] task {clean(f['task_id'])} step {f.get('step', '-')} at {when(f.get('ts'))}: "
                    f"{clean(f['message'])}")
         for event in (f.get("events") or [])[1:]:

@@ -23,6 +23,7 @@ from nonatomic.rules.lint.semantics.tool_config import LEVELS, constructor_types
 from nonatomic.rules.lint.triggers import gates, prefilters
 from nonatomic.rules.lint.triggers.gates import Gate
 from nonatomic.rules.lint.triggers.prefilters import Prefilter
+from nonatomic.rules.severity import SEVERITIES
 
 Options = dict[str, Any]
 
@@ -44,6 +45,10 @@ class Entry:
     gate: Callable[[Options, Options], Gate | None] = _never
     # The rule's options (`[tool.nonatomic.<name>]`) and what each must be: checked at load.
     options: Mapping[str, Check] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"{self.code}: unknown severity {self.severity!r}")
 
     @property
     def module(self) -> str:
