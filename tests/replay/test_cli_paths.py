@@ -190,3 +190,20 @@ def test_public_api_functions_have_docstrings():
     public = [getattr(api.Replay, name) for name in vars(api.Replay) if not name.startswith("_")]
     public += [api.open_logs, api.keep, api.TimelineView.html]
     assert [f.__name__ for f in public if not (f.__doc__ or "").strip()] == []
+
+
+def test_replay_settings_are_read_from_a_standalone_nonatomic_toml(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nonatomic.toml").write_text('[replay]\nmin-backoff-ms = "x"\n')
+    result = CliRunner().invoke(main, ["replay", str(SAMPLE)])
+    assert result.exit_code == 2
+    assert "nonatomic.toml: min-backoff-ms must be a whole number of milliseconds" in result.stderr
+
+    def storms() -> list[str]:
+        report = CliRunner().invoke(main, ["replay", "--format", "json", "--select", "NR304", str(SAMPLE)]).stdout
+        return [f["code"] for f in json.loads(report)["findings"]]
+
+    (tmp_path / "nonatomic.toml").unlink()
+    assert storms() == []  # the retry came 2 s later: slower than the default minimum of 100 ms
+    (tmp_path / "nonatomic.toml").write_text("[replay]\nmin-backoff-ms = 5000\n")
+    assert storms() == ["NR304"]
