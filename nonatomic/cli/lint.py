@@ -102,7 +102,7 @@ def lint(paths, select, ignore, fmt, output, show_source, color, stdin_filename,
 
     findings = report.findings
     if write_baseline:
-        baselines.write_baseline(write_baseline, findings)
+        write(baselines.baseline_text(findings), write_baseline)  # parent directories created
         click.echo(f"Wrote {plural(len(findings), 'finding')} to {write_baseline}.", err=True)
         sys.exit(2 if report.crashes else 0)
     if known is not None:

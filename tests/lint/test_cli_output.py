@@ -167,3 +167,11 @@ def test_output_file_gets_no_colour(project, on_a_terminal, without_no_color):
     (project / "tool.py").write_text(HAZARD)
     on_a_terminal(["lint", "--no-cache", "--output", "report.txt", "tool.py"], without_no_color)
     assert "\x1b[" not in Path("report.txt").read_text()
+
+
+def test_write_baseline_creates_missing_parent_directories(project):
+    (project / "tool.py").write_text(HAZARD)
+    result = lint("--write-baseline", "ci/state/baseline.json", "tool.py")
+    assert result.exit_code == 0, result.output
+    assert "Wrote 1 finding to ci/state/baseline.json." in result.stderr
+    assert lint("--baseline", "ci/state/baseline.json", "tool.py").exit_code == 0
