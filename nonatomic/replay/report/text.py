@@ -109,8 +109,7 @@ def report(summary: dict, findings: list[dict], quarantine: list[dict], *, color
                    f"{style(f['code'], fg=SEVERITY_COLOURS.get(f['severity']), bold=True)} {f['name']} "
                    f"[{f['severity']}] task {clean(f['task_id'])} step {f.get('step', '-')} at {when(f.get('ts'))}: "
                    f"{clean(f['message'])}")
-        for event in (f.get("events") or [])[1:]:
-            out.append(f"    also {clean(event['file'])}:{event['line']}")
+        out.extend("    " + clean(line) for line in f.get("because") or ())
     if quarantine:
         out.append(style(f"Quarantined {len(quarantine)} line(s):", fg="yellow"))
         out.extend(f"  {clean(q['file'])}:{q['line']}: {clean(q['reason'])}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
