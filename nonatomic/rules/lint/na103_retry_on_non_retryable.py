@@ -17,6 +17,7 @@ from nonatomic.rules.lint.semantics.retryable import (
     predicate_tests,
     retried_statuses,
     retries_on,
+    status_set,
 )
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
@@ -203,6 +204,10 @@ class RetryOnNonRetryable(LintRule):
         if scope.kind == "loop":
             branches = [(b.test, goes_round(b.body), else_leaves(b)) for b in _ifs(scope.node.body)]
             falls_round = goes_round(scope.node.body)
+        elif "statuses" in scope.config:  # `Retry(status_forcelist=[...])`
+            setting = scope.config["statuses"].value
+            codes = non_retryable(status_set(setting, self.constants) or set())
+            return (setting, codes) if codes else None
         else:
             predicate = scope.config.get("predicate")
             tests = predicate_tests(predicate.value, self.functions) if predicate is not None else []

@@ -19,7 +19,9 @@ class RetryScope:
     # retry loop; attempts: `for attempt in Retrying(...)`; wrapper:
     # `Retrying(...)(fn, ...)`; helper: a function that retries its callable argument;
     # with_retry: LangChain `.with_retry()`; retry_policy: a LangGraph node or task
-    # with a `RetryPolicy`.
+    # with a `RetryPolicy`; raise: a function a framework runs again when it raises
+    # (`raise self.retry(...)`, `raise ModelRetry(...)`); tools: the tools of an agent
+    # whose whole run is retried; transport: the calls of a client whose transport retries.
     kind: str
     label: str  # how a message names the construct: "tenacity `@retry`"
     node: cst.CSTNode  # the decorator, loop, or call that makes the retry
@@ -32,6 +34,10 @@ class RetryScope:
     bound: cst.BaseExpression | None = None  # `range(...)` call or `while` test; None: none
     # a helper scope: the scope inside the helper that retries its callable
     inner: RetryScope | None = None
+    # a framework construct of the retry pack (`retry.Construct`): how its settings read
+    construct: Any = None
+    # a raise scope: only the calls before the raise (their index in the function's sites)
+    upto: int | None = None
 
     def catches_only(self, names: set[str]) -> bool:
         """True when every exception this scope retries on is one of `names`."""
@@ -142,6 +148,7 @@ class ModuleModel:
     sites: list[CallSite] = field(default_factory=list)
     scopes: list[RetryScope] = field(default_factory=list)
     retried: list[Retried] = field(default_factory=list)
+    assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # module level
     memo: dict[Any, Any] = field(default_factory=dict)  # per-module caches of the registry
 
     def function(self, name: str) -> FunctionFacts | None:

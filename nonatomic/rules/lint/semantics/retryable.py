@@ -86,7 +86,9 @@ def retries_on(scope: RetryScope) -> RetriesOn | None:
         return retries_on(scope.inner)
     if scope.caught is not None:
         return RetriesOn(not scope.caught or any(is_catch_all(n) for n in scope.caught), scope.caught)
-    if scope.kind == "loop":
+    if scope.kind == "loop" or "opaque" in scope.config or "exclude" in scope.config:
+        return None  # a policy out of sight, or one that names what it does not retry
+    if scope.construct is not None and scope.construct.entry.get("policy_elsewhere"):
         return None
     predicate = scope.config.get("predicate")
     if predicate is None:
