@@ -123,6 +123,10 @@ CATALOGUE: tuple[Entry, ...] = (
         )),
         gate=_always(gates.failure_store),
     ),
+    Entry(
+        "NA108", "misleading-tool-annotation", "warning",
+        prefilter=_always(prefilters.Words((b"readOnlyHint", b"idempotentHint"))),
+    ),
     Entry("NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls),
     Entry(
         "NA202", "agent-run-without-deadline", "warning", default_on=False,

@@ -242,6 +242,14 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 session.post("https://hooks.example.com/x", json=body, timeout=5)
                 slack.chat_postMessage(channel="#ops", text=body["text"])
         """),
+        # An MCP client calling a read tool by name.
+        dedent("""
+            from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+            @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+            async def forecast(session, city):
+                return await session.call_tool("get_weather", {"city": city})
+        """),
     ]
     INVALID = [        Invalid(
             "import stripe\nfrom tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(3))\n"
@@ -447,6 +455,24 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
             def announce(channel, text):
                 client.chat_postMessage(channel=channel, text=text)
+        """), line=8),
+        # An MCP client calling a write tool by name.
+        Invalid(dedent("""
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            async def notify(session, to):
+                return await session.call_tool("send_email", {"to": to, "subject": "Your refund"})
+        """), line=6),
+        # A tool known by the name it is given to the agent (its body is out of sight).
+        Invalid(dedent("""
+            from agno.agent import Agent
+            from billing import backend
+
+            def send_invoice(customer_id: str) -> str:
+                return backend(customer_id)
+
+            billing_agent = Agent(tools=[send_invoice], retries=2, exponential_backoff=True)
         """), line=8),
     ]
 

@@ -77,6 +77,8 @@ class FunctionFacts:
     params: list[cst.Param]
     decorators: list[tuple[str | None, cst.Decorator]] = field(default_factory=list)  # resolved name
     tool_name: str | None = None  # the name an agent calls it by, when it is a tool
+    # MCP `ToolAnnotations` given where it is declared a tool: hint -> the argument's value
+    hints: dict[str, cst.BaseExpression] = field(default_factory=dict)
     sites: list[CallSite] = field(default_factory=list)  # calls in its own body
     assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # name -> values
     item_keys: dict[str, list[tuple[str, cst.BaseExpression]]] = field(default_factory=dict)

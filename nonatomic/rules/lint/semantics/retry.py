@@ -254,10 +254,16 @@ class RetryProvider(CalleeProvider):
     def _tool_name(self, facts: FunctionFacts) -> str | None:
         pack = tool_pack()
         for name, decorator in facts.decorators:
-            if _last(name) in pack["tool_decorators"]:
-                given = decorator.decorator
-                if isinstance(given, cst.Call) and given.args and isinstance(given.args[0].value, cst.SimpleString):
-                    return given.args[0].value.evaluated_value  # `@tool("refund_payment")`
+            given = decorator.decorator
+            func = given.func if isinstance(given, cst.Call) else given
+            method = func.attr.value if isinstance(func, cst.Attribute) else None
+            is_method = method in pack["tool_decorator_methods"] and (name or "").split(".", 1)[0] not in pack["not_tools"]
+            if _last(name) in pack["tool_decorators"] or is_method:
+                if isinstance(given, cst.Call):
+                    facts.hints = _hints(given, pack["tool_annotations"])
+                named = calls.argument(given, ("name",), 0) if isinstance(given, cst.Call) else None
+                if named is not None and isinstance(named.value, cst.SimpleString):
+                    return named.value.evaluated_value  # `@tool("refund_payment")`, `@mcp.tool(name=...)`
                 return facts.name
         if facts.class_name and facts.name in pack["tool_methods"]:
             bases, declared = self._class_info.get(facts.class_name, ([], None))
@@ -425,6 +431,7 @@ class _Resolver:
         for facts in all_functions:
             self._library_decorators(facts)
         self._raises()
+        self._wrapped_tools()
         self._policies()
         self._transports()
         for _ in range(4):  # helpers built on helpers; a few rounds reach a fixed point
@@ -468,6 +475,28 @@ class _Resolver:
             ):
                 # An imported retry decorator of a library (or package) the pack does not know.
                 self._add(facts, RetryScope("decorator", f"`@{_last(name)}`", decorator))
+
+    def _wrapped_tools(self) -> None:
+        """Functions made tools by a call: `FunctionTool(send_invoice)`,
+        `FunctionTool.from_defaults(fn=refund)`, `Agent(tools=[refund, lookup])`."""
+        pack = tool_pack()
+        wrappers = pack["tool_wrappers"]
+        for site in self.model.sites:
+            found: list[tuple[cst.BaseExpression, cst.Call]] = []
+            if site.method in wrappers["names"]:
+                arg = calls.argument(site.node, tuple(wrappers["keywords"]), wrappers["position"])
+                if arg is not None:
+                    found.append((arg.value, site.node))
+            listed = calls.keyword(site.node, *pack["tool_lists"])
+            if listed is not None and isinstance(listed.value, (cst.List, cst.Tuple)):
+                found += [(element.value, None) for element in listed.value.elements]
+            for target, wrapper in found:
+                facts = self.model.target_function(target, site.function)
+                if facts is None or facts.tool_name:
+                    continue
+                named = calls.keyword(wrapper, wrappers["name_keyword"]) if wrapper is not None else None
+                given = named.value.evaluated_value if named and isinstance(named.value, cst.SimpleString) else None
+                facts.tool_name = given if isinstance(given, str) else facts.name
 
     def _method_raises(self, facts: FunctionFacts, construct: Construct, call: cst.Call | None) -> None:
         """Celery's `bind=True` task that calls `self.retry(exc=..., countdown=...)`: what ran
@@ -826,6 +855,18 @@ def _dict_items(node: cst.Dict) -> list[tuple[str, cst.BaseExpression]]:
             if isinstance(key, str):
                 items.append((key, element.value))
     return items
+
+
+def _hints(decorator: cst.Call, spec: dict[str, str]) -> dict[str, cst.BaseExpression]:
+    """`annotations=ToolAnnotations(readOnlyHint=True)` or `annotations={"readOnlyHint": True}`."""
+    arg = calls.keyword(decorator, spec["keyword"])
+    if arg is None:
+        return {}
+    names = {spec["read_only"], spec["idempotent"], spec["destructive"]}
+    value = arg.value
+    if isinstance(value, cst.Call):
+        return {a.keyword.value: a.value for a in value.args if a.keyword is not None and a.keyword.value in names}
+    return {key: item for key, item in _dict_items(value) if key in names} if isinstance(value, cst.Dict) else {}
 
 
 def _class_tool_name(node: cst.ClassDef) -> str | None:
