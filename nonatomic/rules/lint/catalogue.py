@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from nonatomic.rules.lint import gates, prefilters
-from nonatomic.rules.lint.gates import Gate
-from nonatomic.rules.lint.prefilters import Prefilter
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
 from nonatomic.rules.lint.semantics.tool_config import constructor_types, normal_key, tool_pack
+from nonatomic.rules.lint.triggers import gates, prefilters
+from nonatomic.rules.lint.triggers.gates import Gate
+from nonatomic.rules.lint.triggers.prefilters import Prefilter
 
 Options = dict[str, Any]
 
@@ -58,9 +58,11 @@ def _always(check: Any) -> Callable[[Options, Options], Any]:
 
 # A file with none of these words has no retry construct the retry rules can see: a
 # library construct names itself, a hand-written loop sleeps, counts attempts,
-# catches the failure or spins.  One prefilter for the four rules: it runs once per file.
+# catches the failure or spins; Temporal activities and dramatiq actors are retried
+# without a word of it.  One prefilter for the four rules: it runs once per file.
 _RETRY_TEXT = prefilters.Words(
-    (b"retr", b"attempt", b"tries", b"backoff", b"stamina", b"sleep", b"except", b"while", b"count(", b"repeat("),
+    (b"retr", b"attempt", b"tries", b"backoff", b"stamina", b"sleep", b"except", b"while", b"count(", b"repeat(",
+     b"activity.defn", b"dramatiq"),
     ignore_case=True,
 )
 # What a file must contain for any of its calls to be Redis commands (imports, client names).
@@ -120,6 +122,10 @@ CATALOGUE: tuple[Entry, ...] = (
             required=(b"except",), ignore_case=True,
         )),
         gate=_always(gates.failure_store),
+    ),
+    Entry(
+        "NA108", "misleading-tool-annotation", "warning",
+        prefilter=_always(prefilters.Words((b"readOnlyHint", b"idempotentHint"))),
     ),
     Entry("NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls),
     Entry(

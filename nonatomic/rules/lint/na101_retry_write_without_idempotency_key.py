@@ -159,6 +159,98 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             "        except GithubException as e:\n            if e.status != 422:\n                raise\n"
             "            candidate = f'{name}_v{i + 1}'\n"
         ),
+        # Framework retries around keyed writes, and framework settings that retry nothing.
+        dedent("""
+            from celery import shared_task
+            import stripe
+
+            @shared_task(autoretry_for=(stripe.error.APIConnectionError,), retry_backoff=True)
+            def refund(order_id, charge_id):
+                stripe.Refund.create(charge=charge_id, idempotency_key=f"refund-{order_id}")
+        """),
+        dedent("""
+            from celery import shared_task
+
+            @shared_task(bind=True, max_retries=3)  # no autoretry_for, no self.retry: never retried
+            def send_receipt(self, mailer, order):
+                mailer.send_email(order.email, "receipt")
+        """),
+        dedent("""
+            from prefect import task
+
+            @task(retries=0)
+            def create_ticket(crm, body):
+                return crm.tickets.create(body)
+        """),
+        dedent("""
+            from pydantic_ai import Agent, ModelRetry
+
+            agent = Agent("openai:gpt-4o")
+
+            @agent.tool_plain
+            def send_email(to: str, body: str) -> str:
+                if "@" not in to:
+                    raise ModelRetry("not an address")  # raised before the write: nothing repeated
+                MAILER.send_email(to, body)
+                return "sent"
+        """),
+        # httpx's transport retries connection failures only, before a request is sent.
+        dedent("""
+            import httpx
+
+            client = httpx.Client(transport=httpx.HTTPTransport(retries=3), timeout=10)
+
+            def open_ticket(body):
+                return client.post("https://crm.example.com/tickets", json=body)
+        """),
+        # stripe's own network retries send the idempotency key the SDK adds.
+        dedent("""
+            import stripe
+
+            stripe.max_network_retries = 2
+
+            def refund(charge_id):
+                return stripe.Refund.create(charge=charge_id)
+        """),
+        # botocore retries with the ClientToken it fills; SQS FIFO deduplicates by id.
+        dedent("""
+            import boto3
+            from botocore.config import Config
+
+            ec2 = boto3.client("ec2", config=Config(retries={"max_attempts": 10, "mode": "standard"}))
+            sqs = boto3.client("sqs")
+
+            def launch(ami):
+                return ec2.run_instances(ImageId=ami, MinCount=1, MaxCount=1)
+
+            def enqueue(url, body, order_id):
+                sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="orders",
+                                 MessageDeduplicationId=order_id)
+        """),
+        # urllib3's default Retry leaves POST alone; a rate-limit handler retries a refused request.
+        dedent("""
+            import requests
+            from requests.adapters import HTTPAdapter
+            from urllib3.util.retry import Retry
+            from slack_sdk import WebClient
+            from slack_sdk.http_retry import RateLimitErrorRetryHandler
+
+            session = requests.Session()
+            session.mount("https://", HTTPAdapter(max_retries=Retry(total=3, backoff_factor=0.5)))
+            slack = WebClient(token=TOKEN, retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)])
+
+            def notify(body):
+                session.post("https://hooks.example.com/x", json=body, timeout=5)
+                slack.chat_postMessage(channel="#ops", text=body["text"])
+        """),
+        # An MCP client calling a read tool by name.
+        dedent("""
+            from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+            @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+            async def forecast(session, city):
+                return await session.call_tool("get_weather", {"city": city})
+        """),
         # An OAuth device-code token poll (RFC 8628): the server sets the interval.
         dedent("""
         import asyncio, time
@@ -257,8 +349,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     continue
         """),
     ]
-    INVALID = [
-        Invalid(
+    INVALID = [        Invalid(
             "import stripe\nfrom tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(3))\n"
             "def refund(order):\n    return stripe.Refund.create(payment_intent=order.pi, amount=order.total)\n",
             line=6,
@@ -325,6 +416,163 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             "builder = StateGraph(dict)\nbuilder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))\n",
             line=5,
         ),
+        # Task queues and workflow engines, as their users write them.
+        Invalid(dedent("""
+            from celery import shared_task
+            import requests
+
+            @shared_task(autoretry_for=(requests.RequestException,), retry_backoff=True, max_retries=5)
+            def send_invoice(invoice_id):
+                requests.post("https://billing.example.com/invoices/send", json={"id": invoice_id}, timeout=10)
+        """), line=7),
+        Invalid(dedent("""
+            from proj.celery import app
+
+            @app.task(bind=True, max_retries=3)
+            def charge_card(self, gateway, order):
+                try:
+                    return gateway.charge(order.card, order.total)
+                except gateway.Timeout as exc:
+                    raise self.retry(exc=exc, countdown=30)
+        """), line=7),
+        Invalid(dedent("""
+            from prefect import flow, task
+
+            @task(retries=3, retry_delay_seconds=[1, 10, 100])
+            def create_ticket(crm, body):
+                return crm.tickets.create(body)
+        """), line=6),
+        Invalid(dedent("""
+            import dramatiq
+            import requests
+
+            @dramatiq.actor(max_retries=5)
+            def send_welcome(user_id):
+                requests.post("https://mail.example.com/send", json={"user": user_id}, timeout=5)
+        """), line=7),
+        Invalid(dedent("""
+            from huey import RedisHuey
+
+            huey = RedisHuey("billing")
+
+            @huey.task(retries=3, retry_delay=10)
+            def refund(payments, order):
+                payments.refund(order.charge_id)
+        """), line=8),
+        Invalid(dedent("""
+            from temporalio import activity
+
+            @activity.defn
+            async def book_room(slot: dict) -> str:
+                return await HOTEL_API.book_room(slot)
+        """), line=6),
+        Invalid(dedent("""
+            from datetime import timedelta
+            from temporalio import activity, workflow
+            from temporalio.common import RetryPolicy
+
+            def send_confirmation(order):
+                MAILER.send_email(order["email"], "confirmed")
+
+            @workflow.defn
+            class OrderWorkflow:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(
+                        send_confirmation, order, start_to_close_timeout=timedelta(seconds=30),
+                        retry_policy=RetryPolicy(maximum_attempts=5),
+                    )
+        """), line=14),
+        Invalid(dedent("""
+            from dagster import RetryPolicy, op
+
+            @op(retry_policy=RetryPolicy(max_retries=3, delay=5))
+            def publish(context):
+                BLOG_API.publish_post(context.op_config["post"])
+        """), line=6),
+        Invalid(dedent("""
+            from redis import Redis
+            from rq import Queue, Retry
+
+            def refund_order(order):
+                PAYMENTS.refund(order["charge"])
+
+            def schedule(order):
+                Queue(connection=Redis()).enqueue(refund_order, order, retry=Retry(max=3, interval=[10, 30, 60]))
+        """), line=9),
+        Invalid(dedent("""
+            import httpx
+            from arq import Retry
+
+            async def notify(ctx, user):
+                async with httpx.AsyncClient() as client:
+                    r = await client.post("https://hooks.example.com/notify", json=user)
+                if r.status_code >= 500:
+                    raise Retry(defer=ctx["job_try"] * 5)
+        """), line=7),
+        # Agent frameworks that run a tool or a whole run again.
+        Invalid(dedent("""
+            from pydantic_ai import Agent, ModelRetry
+
+            agent = Agent("openai:gpt-4o", retries=3)
+
+            @agent.tool_plain
+            def send_email(to: str, body: str) -> str:
+                reply = MAILER.send_email(to, body)
+                if not reply.accepted:
+                    raise ModelRetry("the mail server refused it, try again")
+                return "sent"
+        """), line=8),
+        Invalid(dedent("""
+            from agno.agent import Agent
+
+            def issue_refund(order_id: str) -> str:
+                return PAYMENTS.refund(order_id)
+
+            support = Agent(tools=[issue_refund], retries=3, exponential_backoff=True)
+        """), line=7),
+        # Transports that retry a write under the caller.
+        Invalid(dedent("""
+            import requests
+            from requests.adapters import HTTPAdapter
+            from urllib3.util.retry import Retry
+
+            class CRM:
+                def __init__(self):
+                    self.session = requests.Session()
+                    retries = Retry(total=5, backoff_factor=1, allowed_methods=None)
+                    self.session.mount("https://", HTTPAdapter(max_retries=retries))
+
+                def create_ticket(self, body):
+                    return self.session.post("https://crm.example.com/tickets", json=body, timeout=10)
+        """), line=13),
+        Invalid(dedent("""
+            from slack_sdk import WebClient
+            from slack_sdk.http_retry import ConnectionErrorRetryHandler
+
+            client = WebClient(token=TOKEN, retry_handlers=[ConnectionErrorRetryHandler(max_retry_count=3)])
+
+            def announce(channel, text):
+                client.chat_postMessage(channel=channel, text=text)
+        """), line=8),
+        # An MCP client calling a write tool by name.
+        Invalid(dedent("""
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            async def notify(session, to):
+                return await session.call_tool("send_email", {"to": to, "subject": "Your refund"})
+        """), line=6),
+        # A tool known by the name it is given to the agent (its body is out of sight).
+        Invalid(dedent("""
+            from agno.agent import Agent
+            from billing import backend
+
+            def send_invoice(customer_id: str) -> str:
+                return backend(customer_id)
+
+            billing_agent = Agent(tools=[send_invoice], retries=2, exponential_backoff=True)
+        """), line=8),
         # Inferred through a helper: reported with the chain, at a lower severity.
         Invalid(
             "import time, requests\n\ndef _submit(body):\n"
@@ -359,7 +607,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             if self.registry.key_of_retried(retried, model) is not None:
                 continue
             reported.add(id(retried.node))
-            self.report(retried.node, self._message(retried, write), severity=severity(write, retried.scopes))
+            self.report(retried.node, self._message(retried, write), severity=severity(write, retried.scopes, handed=retried.site is None))
 
     @staticmethod
     def _message(retried: Retried, write) -> str:

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+from textwrap import dedent
+
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import RetryScope
@@ -17,8 +18,10 @@ from nonatomic.rules.lint.semantics.retryable import (
     predicate_tests,
     retried_statuses,
     retries_on,
+    status_set,
 )
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
+from nonatomic.rules.lint.tree import walk
 
 _ADVICE = "retry only transient failures (timeouts, connection errors, 408/425/429, 5xx)"
 
@@ -117,6 +120,31 @@ class RetryOnNonRetryable(LintRule):
             "    for attempt in range(3):\n        try:\n            return api.create_post(body)\n"
             "        except TimeoutError:\n            time.sleep(1)\n"
         ),
+        # A framework told which failures are transient, or which are not.
+        dedent("""
+            from celery import shared_task
+            import requests
+
+            @shared_task(autoretry_for=(requests.ConnectionError, requests.Timeout), retry_backoff=True)
+            def send_invoice(invoice_id, key):
+                requests.post(URL, json={"id": invoice_id}, headers={"Idempotency-Key": key}, timeout=10)
+        """),
+        dedent("""
+            from datetime import timedelta
+            from temporalio import workflow
+            from temporalio.common import RetryPolicy
+
+            def charge(order):
+                return PAYMENTS.charge(order["card"], idempotency_key=order["id"])
+
+            @workflow.defn
+            class Checkout:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(charge, order, start_to_close_timeout=timedelta(seconds=30),
+                                                    retry_policy=RetryPolicy(maximum_attempts=5,
+                                                                             non_retryable_error_types=["CardDeclined"]))
+        """),
     ]
     INVALID = [
         Invalid(
@@ -155,6 +183,26 @@ class RetryOnNonRetryable(LintRule):
             "def create_order(api, cart, key):\n    return api.orders.create(cart, idempotency_key=key)\n",
             line=3,
         ),
+        Invalid(dedent("""
+            from celery import shared_task
+
+            @shared_task(autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
+            def open_ticket(crm, body, key):
+                return crm.tickets.create(body, idempotency_key=key)
+        """), line=4),
+        # A transport that retries a POST on 400 and 404.
+        Invalid(dedent("""
+            import requests
+            from requests.adapters import HTTPAdapter
+            from urllib3.util.retry import Retry
+
+            session = requests.Session()
+            retry = Retry(total=3, backoff_factor=1, allowed_methods=["GET", "POST"], status_forcelist=[400, 404, 503])
+            session.mount("https://", HTTPAdapter(max_retries=retry))
+
+            def create_order(cart, key):
+                return session.post(URL, json=cart, headers={"Idempotency-Key": key}, timeout=10)
+        """), line=7),
     ]
 
     def __init__(self, context=None) -> None:
@@ -203,6 +251,10 @@ class RetryOnNonRetryable(LintRule):
         if scope.kind == "loop":
             branches = [(b.test, goes_round(b.body), else_leaves(b)) for b in _ifs(scope.node.body)]
             falls_round = goes_round(scope.node.body)
+        elif "statuses" in scope.config:  # `Retry(status_forcelist=[...])`
+            setting = scope.config["statuses"].value
+            codes = non_retryable(status_set(setting, self.constants) or set())
+            return (setting, codes) if codes else None
         else:
             predicate = scope.config.get("predicate")
             tests = predicate_tests(predicate.value, self.functions) if predicate is not None else []

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from textwrap import dedent
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
@@ -153,6 +155,29 @@ class RetryWithoutBackoff(LintRule):
             "        try:\n            return client.messages.create(**args)\n"
             "        except anthropic.BadRequestError as e:\n            if not state.recovers_from(e):\n                raise\n"
         ),
+        # Frameworks told to back off.
+        dedent("""
+            from celery import shared_task
+
+            @shared_task(autoretry_for=(IOError,), retry_backoff=True)
+            def sync_contact(crm, contact):
+                crm.contacts.update(contact)
+        """),
+        dedent("""
+            from prefect import task
+            from prefect.tasks import exponential_backoff
+
+            @task(retries=4, retry_delay_seconds=exponential_backoff(backoff_factor=10))
+            def create_ticket(crm, body, key):
+                return crm.tickets.create(body, idempotency_key=key)
+        """),
+        dedent("""
+            from dagster import Backoff, Jitter, RetryPolicy, op
+
+            @op(retry_policy=RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.PLUS_MINUS))
+            def publish(context):
+                BLOG_API.publish_post(context.op_config["post"], idempotency_key=context.run_id)
+        """),
     ]
     INVALID = [
         # No retry word in sight: the loop's shape is the retry.
@@ -221,6 +246,43 @@ class RetryWithoutBackoff(LintRule):
             "        except TimeoutError:\n            await asyncio.sleep(RETRY_BACKOFF)\n",
             line=9,
         ),
+        # Celery's countdown is the same wait every time.
+        Invalid(dedent("""
+            from celery import shared_task
+
+            @shared_task(bind=True, max_retries=5)
+            def charge(self, gateway, order):
+                try:
+                    return gateway.charge(order.card, idempotency_key=order.id)
+                except gateway.Timeout as exc:
+                    raise self.retry(exc=exc, countdown=60)
+        """), line=9),
+        # Dagster's RetryPolicy without a delay retries at once.
+        Invalid(dedent("""
+            from dagster import RetryPolicy, op
+
+            @op(retry_policy=RetryPolicy(max_retries=3))
+            def publish(context):
+                BLOG_API.publish_post(context.op_config["post"])
+        """), line=4),
+        # A Temporal policy whose backoff coefficient is 1 waits the same every time.
+        Invalid(dedent("""
+            from datetime import timedelta
+            from temporalio import workflow
+            from temporalio.common import RetryPolicy
+
+            def send_confirmation(order):
+                MAILER.send_email(order["email"], "confirmed")
+
+            @workflow.defn
+            class OrderWorkflow:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(
+                        send_confirmation, order, start_to_close_timeout=timedelta(seconds=30),
+                        retry_policy=RetryPolicy(maximum_attempts=5, backoff_coefficient=1.0),
+                    )
+        """), line=15),
     ]
 
     def __init__(self, context=None) -> None:

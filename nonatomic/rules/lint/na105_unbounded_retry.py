@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from textwrap import dedent
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
@@ -129,6 +131,31 @@ class UnboundedRetry(LintRule):
         ),
         # Settings passed through **kwargs cannot be read.
         "from tenacity import retry\n\n@retry(**RETRY_SETTINGS)\ndef sync(crm):\n    crm.contacts.update(x=1)\n",
+        # Frameworks with a limit, their default or given.
+        dedent("""
+            import dramatiq
+            import requests
+
+            @dramatiq.actor
+            def send_welcome(user_id, key):
+                requests.post(URL, json={"user": user_id}, headers={"Idempotency-Key": key}, timeout=5)
+        """),
+        dedent("""
+            from datetime import timedelta
+            from temporalio import workflow
+            from temporalio.common import RetryPolicy
+
+            def send_confirmation(order):
+                MAILER.send_email(order["email"], "confirmed")
+
+            @workflow.defn
+            class OrderWorkflow:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(send_confirmation, order,
+                                                    start_to_close_timeout=timedelta(seconds=30),
+                                                    retry_policy=RetryPolicy(maximum_attempts=5))
+        """),
     ]
     INVALID = [
         Invalid(
@@ -186,6 +213,32 @@ class UnboundedRetry(LintRule):
             "        try:\n            return fn()\n        except ConnectionError:\n            time.sleep(2 ** attempt)\n",
             line=4,
         ),
+        # Celery's `max_retries=None` retries for ever.
+        Invalid(dedent("""
+            from celery import shared_task
+
+            @shared_task(autoretry_for=(IOError,), retry_backoff=True, max_retries=None)
+            def sync_contact(crm, contact):
+                crm.contacts.update(contact)
+        """), line=4),
+        # Temporal's `maximum_attempts=0` is unlimited, and so is a policy that does not set it.
+        Invalid(dedent("""
+            from datetime import timedelta
+            from temporalio import workflow
+            from temporalio.common import RetryPolicy
+
+            def send_confirmation(order):
+                MAILER.send_email(order["email"], "confirmed")
+
+            @workflow.defn
+            class OrderWorkflow:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(
+                        send_confirmation, order, start_to_close_timeout=timedelta(seconds=30),
+                        retry_policy=RetryPolicy(maximum_attempts=0, initial_interval=timedelta(seconds=2)),
+                    )
+        """), line=13),
     ]
 
     def __init__(self, context=None) -> None:

@@ -18,8 +18,10 @@ from nonatomic.rules.lint.semantics.tools import Write
 INFERRED = "info"
 
 
-def severity(write: Write | None, scopes: Iterable[RetryScope]) -> str | None:
-    """None (the rule's own severity) when every link was seen, else `INFERRED`."""
-    if write is not None and (write.via is not None or not write.known):
+def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool = False) -> str | None:
+    """None (the rule's own severity) when every link was seen, else `INFERRED`.
+    `handed`: the retry construct was handed the function itself (`Retrying()(fn)`, a
+    task queue's `enqueue(fn, retry=...)`), so the writes of its own body are direct."""
+    if write is not None and (write.hops > int(handed) or not write.known):
         return INFERRED
     return None if all(scope.known for scope in scopes) else INFERRED

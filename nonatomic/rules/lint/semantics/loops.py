@@ -16,11 +16,11 @@ from functools import lru_cache
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.tool_config import tool_pack
+from nonatomic.rules.lint.tree import walk
 
 # Calls that may use the attempt counter without making the loop iterate over work.
 _COUNTER_USES = {

@@ -21,7 +21,9 @@ class RetryScope:
     # retry loop; attempts: `for attempt in Retrying(...)`; wrapper:
     # `Retrying(...)(fn, ...)`; helper: a function that retries its callable argument;
     # with_retry: LangChain `.with_retry()`; retry_policy: a LangGraph node or task
-    # with a `RetryPolicy`.
+    # with a `RetryPolicy`; raise: a function a framework runs again when it raises
+    # (`raise self.retry(...)`, `raise ModelRetry(...)`); tools: the tools of an agent
+    # whose whole run is retried; transport: the calls of a client whose transport retries.
     kind: str
     label: str  # how a message names the construct: "tenacity `@retry`"
     node: cst.CSTNode  # the decorator, loop, or call that makes the retry
@@ -34,6 +36,10 @@ class RetryScope:
     bound: cst.BaseExpression | None = None  # `range(...)` call or `while` test; None: none
     # a helper scope: the scope inside the helper that retries its callable
     inner: RetryScope | None = None
+    # a framework construct of the retry pack (`retry.Construct`): how its settings read
+    construct: Any = None
+    # a raise scope: only the calls before the raise (their index in the function's sites)
+    upto: int | None = None
 
     @property
     def known(self) -> bool:
@@ -93,6 +99,8 @@ class FunctionFacts:
     params: list[cst.Param]
     decorators: list[tuple[str | None, cst.Decorator]] = field(default_factory=list)  # resolved name
     tool_name: str | None = None  # the name an agent calls it by, when it is a tool
+    # MCP `ToolAnnotations` given where it is declared a tool: hint -> the argument's value
+    hints: dict[str, cst.BaseExpression] = field(default_factory=dict)
     sites: list[CallSite] = field(default_factory=list)  # calls in its own body
     assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # name -> values
     item_keys: dict[str, list[tuple[str, cst.BaseExpression]]] = field(default_factory=dict)
@@ -164,6 +172,7 @@ class ModuleModel:
     sites: list[CallSite] = field(default_factory=list)
     scopes: list[RetryScope] = field(default_factory=list)
     retried: list[Retried] = field(default_factory=list)
+    assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # module level
     memo: dict[Any, Any] = field(default_factory=dict)  # per-module caches of the registry
 
     def function(self, name: str) -> FunctionFacts | None:

@@ -25,14 +25,14 @@ from typing import Any
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics import calls
-from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.loops import calls_in, ifs_in, names_in
 from nonatomic.rules.lint.semantics.model import CallSite, ModuleModel, Retried, RetryScope
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
+from nonatomic.rules.lint.tree import walk
 
 NONE, FIXED, VARIES = "none", "fixed", "varies"
 LIMITED, NEVER = "limited", "never"
@@ -108,6 +108,8 @@ def stop_of(scope: RetryScope, model: ModuleModel) -> str | None:
         return _loop_stop(scope, model)
     if scope.library is None or _hidden(scope):
         return None
+    if scope.construct is not None and scope.construct.label is not None:
+        return framework_stop(scope)
     default = _defaults().get(scope.library, {}).get("stop")
     arg = scope.config.get("stop")
     if arg is None:
@@ -261,6 +263,8 @@ def wait_of(scope: RetryScope, model: ModuleModel) -> str | None:
         return _loop_wait(scope, model)
     if scope.library is None or _hidden(scope):
         return None
+    if scope.construct is not None and scope.construct.label is not None:
+        return framework_wait(scope)
     arg = scope.config.get("wait")
     if arg is None:
         default = _defaults().get(scope.library, {}).get("wait")
@@ -285,6 +289,55 @@ def wait_of(scope: RetryScope, model: ModuleModel) -> str | None:
     if scope.library == "langgraph":
         no_jitter = jitter is not None and calls.is_false(jitter.value)
         return FIXED if no_jitter and growth is not None and _literal(growth.value) == 1 else VARIES
+    return None
+
+
+# -- frameworks: their settings read by the roles of their pack entry --------------------------
+
+_KNOWN = {NONE: NONE, FIXED: FIXED, VARIES: VARIES, LIMITED: LIMITED, NEVER: NEVER}
+_NO_GROWTH = {"False", "None", "0"}
+
+
+def framework_stop(scope: RetryScope) -> str | None:
+    config, construct = scope.config, scope.construct
+    if "opaque" in config:
+        return None
+    arg = config.get("stop")
+    if arg is None:
+        return _KNOWN.get(construct.entry.get("defaults", {}).get("stop"))
+    never = {str(value) for value in construct.all_roles["stop"].get("never", ())}
+    return NEVER if source(arg.value) in never else LIMITED
+
+
+def framework_wait(scope: RetryScope) -> str | None:
+    config, construct = scope.config, scope.construct
+    if "opaque" in config:
+        return None
+    default = _KNOWN.get(construct.entry.get("defaults", {}).get("wait"))
+    jitter, growth, wait = config.get("jitter"), config.get("growth"), config.get("wait")
+    if jitter is not None and not (calls.is_none(jitter.value) or calls.is_false(jitter.value)):
+        return VARIES
+    if growth is not None:
+        still = _NO_GROWTH | {str(value) for value in construct.all_roles["growth"].get("none", ())}
+        if source(growth.value) not in still:
+            return VARIES
+    elif default == VARIES:
+        return VARIES  # the framework grows the wait unless told otherwise
+    if wait is None:
+        return FIXED if default == VARIES else default
+    value = wait.value
+    number = _literal(value)
+    if number is not None:
+        return NONE if number == 0 else FIXED
+    if calls.is_none(value) or calls.is_false(value):
+        return NONE
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return VARIES if len({source(e.value) for e in value.elements}) > 1 else FIXED
+    if isinstance(value, cst.Call):
+        name = _last(dotted_name(value.func))
+        if name == "timedelta":
+            return FIXED
+        return VARIES if name in _GROWING or words(name) & {"exponential", "random", "jitter", "backoff"} else None
     return None
 
 
@@ -358,6 +411,9 @@ def paced_scopes(model: ModuleModel, registry: ToolRegistry) -> list[RetryScope]
             continue  # the module's own helper is judged where its loop is written
         if scope.kind == "loop":
             relevant = _loop_matters(scope, retried.get(id(scope), []), model, registry)
+        elif scope.construct is not None and scope.construct.label is not None:
+            entries = retried.get(id(scope), [])  # a framework's task: judged by what it does
+            relevant = _writes(entries, model, registry) or any(_external(e, model, registry) for e in entries)
         elif scope.library is not None:
             relevant = not _on_result(scope) or _writes(retried.get(id(scope), []), model, registry)
         else:

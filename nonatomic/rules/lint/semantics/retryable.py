@@ -17,10 +17,10 @@ from typing import Any
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.tree import walk
 
 # Library predicates that name exception types (`retry_if_exception_type(A, B)`).
 _TYPE_PREDICATES = {"retry_if_exception_type": ("Exception",)}
@@ -86,7 +86,9 @@ def retries_on(scope: RetryScope) -> RetriesOn | None:
         return retries_on(scope.inner)
     if scope.caught is not None:
         return RetriesOn(not scope.caught or any(is_catch_all(n) for n in scope.caught), scope.caught)
-    if scope.kind == "loop":
+    if scope.kind == "loop" or "opaque" in scope.config or "exclude" in scope.config:
+        return None  # a policy out of sight, or one that names what it does not retry
+    if scope.construct is not None and scope.construct.entry.get("policy_elsewhere"):
         return None
     predicate = scope.config.get("predicate")
     if predicate is None:
