@@ -47,7 +47,11 @@ def text(findings: list[Finding], *, colour: bool = False, fixes_hidden: int = 0
 
 def as_json(findings: list[Finding], **_) -> str:
     keys = ("code", "name", "severity", "path", "line", "col", "end_line", "end_col", "message", "fix", "fingerprint")
-    return json.dumps([{k: getattr(f, k) for k in keys} for f in findings], indent=2) + "\n"
+    return json.dumps(
+        [{**{k: getattr(f, k) for k in keys}, "related": [{"line": l, "col": c} for l, c in f.related]}
+         for f in findings],
+        indent=2,
+    ) + "\n"
 
 
 def _escape_data(value: str) -> str:
@@ -78,6 +82,22 @@ def statistics(findings: list[Finding]) -> str:
         for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
     return "\n".join(rows) + ("\n" if rows else "")
+
+
+def _related_locations(f: Finding) -> dict:
+    if not f.related:
+        return {}
+    uri = {"uri": PurePath(f.path).as_posix(), "uriBaseId": "%SRCROOT%"}
+    return {
+        "relatedLocations": [
+            {
+                "id": number,
+                "physicalLocation": {"artifactLocation": uri, "region": {"startLine": line, "startColumn": col}},
+                "message": {"text": f"another site of this {f.code} finding"},
+            }
+            for number, (line, col) in enumerate(f.related)
+        ]
+    }
 
 
 def sarif(findings: list[Finding], **_) -> str:
@@ -120,6 +140,7 @@ def sarif(findings: list[Finding], **_) -> str:
                 }
             ],
             "partialFingerprints": {"nonatomicFingerprint/v1": f.fingerprint},
+            **_related_locations(f),
         }
         for f in findings
     ]

@@ -5,6 +5,7 @@ from textwrap import dedent
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.confidence import severity
 from nonatomic.rules.lint.semantics.model import Retried
 from nonatomic.rules.lint.semantics.pacing import adapts
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -250,6 +251,103 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             async def forecast(session, city):
                 return await session.call_tool("get_weather", {"city": city})
         """),
+        # An OAuth device-code token poll (RFC 8628): the server sets the interval.
+        dedent("""
+        import asyncio, time
+
+        async def poll_for_token(self, device_code, interval=3.0, timeout=1800.0):
+            start = time.time()
+            while time.time() - start < timeout:
+                try:
+                    response = await self.http_client.post(
+                        f"{self.base_url}/oauth/device/token",
+                        data={"grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": device_code},
+                    )
+                    if response.status_code == 200:
+                        return response.json()
+                except Exception as e:
+                    print(f"Error polling for token: {e}")
+                await asyncio.sleep(interval)
+        """),
+        # An interactive loop: each round is what a person typed.
+        dedent("""
+        async def playground(browser_session, selector_map):
+            while True:
+                answer = input("index to click, or q: ")
+                if answer == "q":
+                    break
+                try:
+                    node = selector_map[int(answer)]
+                    await browser_session.event_bus.dispatch(ClickElementEvent(node=node))
+                except ValueError:
+                    print(f"Invalid input: {answer!r}")
+        """),
+        # A reconnect loop: close the old session, connect a new one.
+        dedent("""
+        import asyncio
+
+        async def connect_to_new_endpoint(self):
+            while not self.closed:
+                try:
+                    if self.current_session is not None:
+                        await self.current_session.close()
+                    self.current_session = await self.aiohttp_client_session.ws_connect(self.wss_uri)
+                    self.current_session_monitor.cancel()
+                    return
+                except Exception as e:
+                    self.logger.exception(f"Failed to connect: {e}")
+                    await asyncio.sleep(self.ping_interval)
+        """),
+        # A readiness probe of a local server.
+        dedent("""
+        import time, requests
+
+        def wait_until_up(port):
+            while True:
+                try:
+                    requests.post(f"http://127.0.0.1:{port}/health", timeout=1)
+                    return
+                except requests.ConnectionError:
+                    time.sleep(0.5)
+        """),
+        # A Redis `WATCH` transaction aborted with `WatchError` was not applied.
+        dedent("""
+        from redis import WatchError
+
+        def enqueue_dependents(self, job, pipeline):
+            while True:
+                try:
+                    pipeline.watch(job.dependents_key)
+                    self.queue.enqueue_job(job, pipeline=pipeline)
+                    pipeline.execute()
+                    break
+                except WatchError:
+                    continue
+        """),
+        # Verify first: go round only when the first attempt provably did not land.
+        dedent("""
+        import time
+
+        def create_invoice(api, ref, body):
+            for attempt in range(3):
+                try:
+                    return api.create_invoice(body, reference=ref)
+                except TimeoutError:
+                    if api.get_invoice(ref):
+                        return api.get_invoice(ref)
+                    time.sleep(2 ** attempt)
+        """),
+        # A model endpoint: inference, not a write.
+        dedent("""
+        import httpx
+
+        async def complete(client: httpx.AsyncClient, payload):
+            for attempt in range(3):
+                try:
+                    return await client.post("https://api.example.com/v1/chat/completions", json=payload)
+                except httpx.TimeoutException:
+                    continue
+        """),
     ]
     INVALID = [        Invalid(
             "import stripe\nfrom tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(3))\n"
@@ -292,6 +390,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             "            api.deploy_release(build)\n            done = True\n        except Exception:\n"
             "            pass\n",
             line=5,
+            severity="info",  # a `while` loop with no attempt count: taken for a retry from its shape
         ),
         Invalid(
             "import time\n\ndef post_status(http, body):\n    for attempt in range(5):\n"
@@ -474,6 +573,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
             billing_agent = Agent(tools=[send_invoice], retries=2, exponential_backoff=True)
         """), line=8),
+        # Inferred through a helper: reported with the chain, at a lower severity.
+        Invalid(
+            "import time, requests\n\ndef _submit(body):\n"
+            "    return requests.post('https://crm.example.com/tickets', json=body, timeout=5)\n\n"
+            "def open_ticket(body):\n    for attempt in range(3):\n        try:\n"
+            "            return _submit(body)\n        except requests.Timeout:\n            time.sleep(2 ** attempt)\n",
+            line=9,
+            severity="info",
+        ),
     ]
 
     def __init__(self, context=None) -> None:
@@ -499,14 +607,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             if self.registry.key_of_retried(retried, model) is not None:
                 continue
             reported.add(id(retried.node))
-            self.report(retried.node, self._message(retried, write))
+            self.report(retried.node, self._message(retried, write), severity=severity(write, retried.scopes, handed=retried.site is None))
 
     @staticmethod
     def _message(retried: Retried, write) -> str:
         scope = retried.scopes[0]
         what = f"`{write.name}(...)`" if retried.site is not None else f"`{write.name}`"
         via = f" (it calls `{write.via}`)" if write.via else ""
+        guessed = "" if write.known else " (by its name)"
+        shape = "" if scope.known else " (taken for a retry from its shape)"
         return (
-            f"{what} is a write{via} retried by {scope.label} without an idempotency key: "
+            f"{what} is a write{via}{guessed} retried by {scope.label}{shape} without an idempotency key: "
             "an attempt that timed out after the side effect happened is repeated"
         )

@@ -12,6 +12,8 @@ from typing import Any
 
 import libcst as cst
 
+from nonatomic.rules.lint.semantics.names import word_list
+
 
 @dataclass(eq=False)
 class RetryScope:
@@ -39,6 +41,14 @@ class RetryScope:
     # a raise scope: only the calls before the raise (their index in the function's sites)
     upto: int | None = None
 
+    @property
+    def known(self) -> bool:
+        """Seen, not inferred from a loop's shape: a retry construct, or a loop that counts
+        its attempts (`for attempt in range(3)`, `while attempt < max_retries`)."""
+        if self.kind != "loop" or isinstance(self.node, cst.For):
+            return True
+        return self.bound is not None and bool(_ATTEMPT_WORDS & _words_of(self.bound))
+
     def catches_only(self, names: set[str]) -> bool:
         """True when every exception this scope retries on is one of `names`."""
         caught = self.caught
@@ -48,6 +58,18 @@ class RetryScope:
         if self.inner is not None and not caught:
             return self.inner.catches_only(names)
         return bool(caught) and all(name.rsplit(".", 1)[-1] in names for name in caught)
+
+
+_ATTEMPT_WORDS = {"attempt", "attempts", "retry", "retries", "tries", "try", "tried", "retried"}
+
+
+def _words_of(expr: cst.CSTNode) -> set[str]:
+    if isinstance(expr, cst.Name):
+        return set(word_list(expr.value))
+    found: set[str] = set()
+    for child in expr.children:
+        found |= _words_of(child)
+    return found
 
 
 def _exception_names(expr: cst.BaseExpression) -> list[str]:

@@ -27,7 +27,7 @@ import libcst as cst
 
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
-from nonatomic.rules.lint.semantics.loops import calls_in, names_in
+from nonatomic.rules.lint.semantics.loops import calls_in, ifs_in, names_in
 from nonatomic.rules.lint.semantics.model import CallSite, ModuleModel, Retried, RetryScope
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -242,17 +242,9 @@ def _exit_tests(node: cst.CSTNode) -> list[cst.BaseExpression]:
     """Tests of the `if`s under `node` whose branches leave the loop."""
     return [
         branch.test
-        for branch in _ifs(node)
+        for branch in ifs_in(node)
         if _leaves(branch.body) or (branch.orelse is not None and _leaves(branch.orelse.body))
     ]
-
-
-def _ifs(node: cst.CSTNode) -> list[cst.If]:
-    """The `if`s (and `elif`s) under `node`, not inside nested functions."""
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        return []
-    found = [node] if isinstance(node, cst.If) else []
-    return found + [branch for child in walk.children(node) for branch in _ifs(child)]
 
 
 def _leaves(block: cst.BaseSuite | cst.CSTNode) -> bool:
@@ -496,7 +488,7 @@ def _polls(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
         if any(id(call) in retried for value in values for call in calls_in(value))
     }
     flags = names_in(loop.test) if isinstance(loop, cst.While) else set()
-    for branch in _ifs(loop.body):
+    for branch in ifs_in(loop.body):
         ends = _leaves(branch.body) or bool(_rebinds_in(branch.body) & flags)
         test = branch.test
         if ends and (names_in(test) & results or any(id(call) in retried for call in calls_in(test))):

@@ -41,6 +41,12 @@ class Write:
     name: str  # the call as a message names it: `crm.tickets.create`
     level: str  # a LEVELS entry other than "none"
     via: str | None = None  # for a module function: the write it makes (`requests.post`)
+    # Seen, not guessed: the user's table, a known SDK call, a tool's name, an HTTP write
+    # verb or a high-level write verb on an external client.  A guess from an overloaded
+    # verb (`close`, `set`, `dispatch`) or a name alone is not known: findings built on it
+    # are reported at a lower severity.
+    known: bool = True
+    hops: int = 0  # module functions between the call and the write (`via`)
 
 
 class ToolRegistry:
@@ -59,6 +65,7 @@ class ToolRegistry:
         self.inference_with_model = tuple(pack["inference_calls_with_model"])
         self.prepositions = set(pack["prepositions"])
         self.local_hosts = tuple(pack["local_hosts"])
+        self.inference_paths = tuple(pack["inference_paths"])
         self.dispatchers = pack["tool_dispatchers"]
         self.hint_names = pack["tool_annotations"]
         self.levels: dict[str, str] = dict(table.get("levels", {}))
@@ -99,7 +106,9 @@ class ToolRegistry:
             if word in self.read_verbs:
                 if found[i + 1 : i + 2] in (["or"], ["and"]) and found[i + 2 : i + 3]:
                     joined = self.verb_level.get(found[i + 2])  # `get_or_create`
-                    return (self.levels.get(name, joined), False) if joined else (None, False)
+                    if joined is None or found[-1] in self.in_process:
+                        return None, False  # `get_or_create_session`: a factory
+                    return self.levels.get(name, joined), False
                 return None, False
         return None, False
 
@@ -177,9 +186,11 @@ class ToolRegistry:
         client = receiver is not None and self._client_like(receiver)
         if not client and (level == "low" or (alone and word_list(method)[0] in self.ambiguous)):
             return None
-        if method.upper() in _HTTP_WRITES and self._local(carrier):
+        if alone and not carrier.args and word_list(method)[0] in self.ambiguous:
+            return None  # `session.close()`, `task.cancel()`: a lifecycle call, not a tool
+        if method.upper() in _HTTP_WRITES and (self._local(carrier) or self._inference_url(carrier)):
             return None
-        return Write(shown, level)
+        return Write(shown, level, known=client and level != "low")
 
     def _dispatched(self, method: str, carrier: cst.Call) -> Write | None:
         """`session.call_tool("send_email", {...})`: the tool's name decides."""
@@ -236,6 +247,16 @@ class ToolRegistry:
             return entry.get("level", "high")
         return None
 
+    def _inference_url(self, carrier: cst.Call) -> bool:
+        """A POST to a model endpoint (`.../chat/completions`, a classifier): inference."""
+        return any(
+            path in text
+            for arg in carrier.args
+            if arg.keyword is None or arg.keyword.value == "url"
+            if (text := _string_start(arg.value)) is not None
+            for path in self.inference_paths
+        )
+
     def _local(self, carrier: cst.Call) -> bool:
         """The request goes to this machine (a URL literal naming a local host)."""
         for arg in carrier.args:
@@ -265,9 +286,12 @@ class ToolRegistry:
                 result = Write(name, level)
             inner = self.body_write(facts, model)
             if inner is not None:
-                result = Write(name, _max_level(inner.level, result.level if result else "low"), inner.via or inner.name)
+                if result is not None:  # a tool named for its write: known from its name
+                    result = Write(name, _max_level(inner.level, result.level))
+                else:
+                    result = Write(name, inner.level, inner.via or inner.name, inner.known, inner.hops + 1)
         if result is not None and self.hint(facts, "destructive") is not None:
-            result = Write(result.name, _max_level(result.level, "high"), result.via)
+            result = Write(result.name, _max_level(result.level, "high"), result.via, result.known, result.hops)
         model.memo[memo_key] = result
         return result
 
