@@ -53,14 +53,18 @@ class LockWithoutTtl(LintRule):
 
     ## Example
     ```python
-    def handle(r, session_id, token):
+    import redis
+
+    def handle(r: redis.Redis, session_id, token):
         if not r.set(f"lock:session:{session_id}", token, nx=True):
             raise Busy(session_id)
     ```
 
     ## Use instead
     ```python
-    def handle(r, session_id, token):
+    import redis
+
+    def handle(r: redis.Redis, session_id, token):
         if not r.set(f"lock:session:{session_id}", token, nx=True, px=30_000):
             raise Busy(session_id)
     ```
