@@ -50,3 +50,21 @@ def test_rule_is_documented_in_ruff_style(rule):
         assert section in doc, f"{rule.code} lacks {section!r}"
     assert rule.VALID and rule.INVALID, f"{rule.code} needs VALID and INVALID cases"
     assert rule.severity in ("error", "warning", "info")
+
+
+def _block(doc: str, section: str) -> str:
+    """The first ```python block under a documentation section."""
+    body = doc.split(section, 1)[1].split("\n## ", 1)[0]
+    return body.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_documented_example_is_flagged_and_its_fix_is_clean(lint, rule):
+    doc = rule.documentation()
+    bad, good = _block(doc, "## Example"), _block(doc, "## Use instead")
+    assert [f for f in lint(bad, select=[rule.code]).findings if f.code == rule.code], (
+        f"{rule.code}'s Example is not flagged:\n{bad}"
+    )
+    assert [f for f in lint(good, select=[rule.code]).findings if f.code == rule.code] == [], (
+        f"{rule.code}'s Use instead is flagged:\n{good}"
+    )

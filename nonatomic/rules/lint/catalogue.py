@@ -75,7 +75,8 @@ def _key_spellings(options: Options, tools: Options) -> Prefilter:
     spellings = tuple(normal_key(s).encode() for s in tool_pack()["idempotency_keys"])
     # Values that differ per evaluation, as a file spells them (`from uuid import uuid4`,
     # `datetime.now()`, `random.random()`, `secrets.token_hex()`, `ulid.new()`).
-    return prefilters.Spellings(spellings, re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid"))
+    # A framework's id of the tool call (`tool_call_id`) is one too.
+    return prefilters.Spellings(spellings, re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid|call_id|tool_use_id"))
 
 
 def _named_timeouts(options: Options, tools: Options) -> Prefilter:

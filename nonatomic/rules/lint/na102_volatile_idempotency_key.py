@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from textwrap import dedent
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
@@ -20,7 +22,10 @@ class VolatileIdempotencyKey(LintRule):
     Flags an idempotency key that is computed again on every attempt of a retried
     write from a value that changes each time: `uuid4()`, `time.time()`,
     `datetime.now()`, `random`, `secrets`, or a key helper that hashes a payload
-    carrying such a field (`"ts": time.time()`) or reads the clock itself.
+    carrying such a field (`"ts": time.time()`) or reads the clock itself; and a
+    framework's id of the tool call (`ctx.tool_call_id`, `call_id`) when the
+    retry is the agent running the tool again (pydantic-ai `ModelRetry`, an agno
+    run retried): each run is a new call with a new id.
 
     ## Why is this bad?
     The provider deduplicates by key: a second request with the same key is
@@ -107,6 +112,14 @@ class VolatileIdempotencyKey(LintRule):
             "    key = hashlib.sha256(payload['order'].encode()).hexdigest()\n"
             "    return api.orders.create(json=payload, idempotency_key=key)\n"
         ),
+        # A tool's own retry of one call keeps that call's id.
+        dedent("""
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            def refund(ctx, order_id):
+                return PAYMENTS.refund(order_id, idempotency_key=ctx.tool_call_id)
+        """),
     ]
     INVALID = [
         Invalid(
@@ -144,6 +157,19 @@ class VolatileIdempotencyKey(LintRule):
             "    return call_with_retry(lambda: api.cancel_subscription(sub_id, client_token=uuid.uuid4().hex))\n",
             line=11,
         ),
+        # The agent runs the tool again after ModelRetry: a new call, a new tool_call_id.
+        Invalid(dedent("""
+            from pydantic_ai import Agent, ModelRetry, RunContext
+
+            agent = Agent("openai:gpt-4o")
+
+            @agent.tool
+            def refund(ctx: RunContext, order_id: str) -> str:
+                result = PAYMENTS.refund(order_id, idempotency_key=ctx.tool_call_id)
+                if result.status == "pending":
+                    raise ModelRetry("refund pending, ask again")
+                return result.id
+        """), line=8),
     ]
 
     def __init__(self, context=None) -> None:

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+from textwrap import dedent
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
+from nonatomic.rules.lint.semantics.agents import is_deadline
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
 from nonatomic.rules.lint.semantics.timeouts import load_specs
 from nonatomic.rules.lint.tree import walk
@@ -105,6 +108,23 @@ class CallWithoutTimeout(LintRule):
         "import httpx\nfrom openai import AsyncOpenAI\nclient = AsyncOpenAI(http_client=httpx.AsyncClient(timeout=30))\n",
         # A parameter that shadows the module name is not the module.
         "import requests\ndef f(requests):\n    requests.get('x')\n",
+        # A connection under a deadline; an annotated client whose calls pass a timeout.
+        dedent("""
+            import asyncio
+
+            async def ping(host):
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, 443), timeout=5)
+                async with asyncio.timeout(5):
+                    reader, writer = await asyncio.open_connection(host, 443)
+        """),
+        dedent("""
+            import httpx
+            import requests
+
+            def create_ticket(http: requests.Session, client: httpx.Client, payload):
+                client.post("https://crm.example.com/notes", json=payload)
+                return http.post("https://crm.example.com/tickets", json=payload, timeout=10)
+        """),
     ]
     INVALID = [
         Invalid(
@@ -149,6 +169,42 @@ class CallWithoutTimeout(LintRule):
         ),
         Invalid("import concurrent.futures as cf\nex = cf.ThreadPoolExecutor(4)\nex.submit(f).result()\n", line=3),
         Invalid("import queue\njobs = queue.Queue()\ndef worker():\n    job = jobs.get()\n", line=4),
+        # A client is known by its constructor or its annotation, not its name.
+        Invalid(dedent("""
+            import requests
+
+            def create_ticket(http: requests.Session, payload):
+                return http.post("https://crm.example.com/tickets", json=payload)
+        """), line=5),
+        Invalid(dedent("""
+            from google.auth.transport.requests import AuthorizedSession
+
+            def upload(credentials, blob):
+                authed = AuthorizedSession(credentials)
+                return authed.post("https://storage.googleapis.com/upload/x", data=blob)
+        """), line=6),
+        Invalid(dedent("""
+            import urllib.request
+
+            class Fetcher:
+                def __init__(self):
+                    self.urllibrequest = urllib.request
+
+                def fetch(self, url):
+                    return self.urllibrequest.urlopen(url).read()
+        """), line=9),
+        Invalid(dedent("""
+            from anthropic import AnthropicVertex
+
+            llm = AnthropicVertex(region="us-east5", project_id="acme")
+        """), line=4),
+        Invalid(dedent("""
+            import asyncio
+
+            async def ping(host):
+                reader, writer = await asyncio.open_connection(host, 443)
+                writer.close()
+        """), line=5),
         Invalid("from openai import OpenAI\nclient = OpenAI()\n", line=2),
         Invalid("import anthropic\nclient = anthropic.AsyncAnthropic(api_key=key)\n", line=2),
         Invalid("from langchain_anthropic import ChatAnthropic\nllm = ChatAnthropic(model='claude')\n", line=2),
@@ -164,6 +220,19 @@ class CallWithoutTimeout(LintRule):
     def visit_Module(self, node: cst.Module) -> None:
         self._scopes: list[cst.CSTNode] = [node]
         self._bound: dict[int, str] = {}  # id(call) -> the name its result is bound to
+        self._deadlines = 0  # `with asyncio.timeout(...)` blocks open around the call
+        self._waited: set[int] = set()  # calls handed to `asyncio.wait_for(..., timeout)`
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in node.items):
+            self._deadlines += 1
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in original_node.items):
+            self._deadlines -= 1
+
+    def _under_deadline(self, node: cst.Call) -> bool:
+        return self._deadlines > 0 or id(node) in self._waited
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._scopes.append(node)
@@ -204,6 +273,9 @@ class CallWithoutTimeout(LintRule):
         )
 
     def visit_Call(self, node: cst.Call) -> None:
+        if node.args and is_deadline(node):  # `wait_for(open_connection(...), 10)`
+            first = node.args[0].value
+            self._waited.add(id(first.expression if isinstance(first, cst.Await) else first))
         callee = self.get_metadata(CalleeProvider, node, None)
         spec = self.specs.get(callee) if callee else None
         if spec is None or callee in self.ignored or calls.has_star_kwargs(node):
@@ -218,6 +290,8 @@ class CallWithoutTimeout(LintRule):
         explicit_none = given is not None and calls.is_none(given.value)
         if spec.when == "none":
             bad = explicit_none
+        elif spec.when == "wrapped":
+            bad = not self._under_deadline(node)
         else:
             bad = given is None or explicit_none
         if not bad or (callee == _SESSION and not explicit_none and self._requests_bounded(node)):

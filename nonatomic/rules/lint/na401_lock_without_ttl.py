@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from textwrap import dedent
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
@@ -15,10 +17,12 @@ from nonatomic.rules.lint.semantics.redis import (
 DEFAULT_FIX_TTL_MS = 30_000
 DEFAULT_FIX_LOCK_TIMEOUT = 30
 # redis-py's positional layouts: set(name, value, ex, px, nx, ...), lock(name, timeout, ...),
-# Lock(redis, name, timeout, ...).
+# Lock(redis, name, timeout, ...); python-redis-lock's Lock(redis, name, expire, ...).
 _SET_TTL_POSITIONS = (2, 3)
 _SET_NX_POSITION = 4
-_LOCK_CLASSES = {"redis.lock.Lock": 2, "redis.asyncio.lock.Lock": 2}
+_LOCK_CLASSES = {
+    "redis.lock.Lock": ("timeout", 2), "redis.asyncio.lock.Lock": ("timeout", 2), "redis_lock.Lock": ("expire", 2),
+}
 
 
 class LockWithoutTtl(LintRule):
@@ -49,14 +53,18 @@ class LockWithoutTtl(LintRule):
 
     ## Example
     ```python
-    def handle(r, session_id, token):
+    import redis
+
+    def handle(r: redis.Redis, session_id, token):
         if not r.set(f"lock:session:{session_id}", token, nx=True):
             raise Busy(session_id)
     ```
 
     ## Use instead
     ```python
-    def handle(r, session_id, token):
+    import redis
+
+    def handle(r: redis.Redis, session_id, token):
         if not r.set(f"lock:session:{session_id}", token, nx=True, px=30_000):
             raise Busy(session_id)
     ```
@@ -93,6 +101,20 @@ class LockWithoutTtl(LintRule):
         "import redis\nr = redis.Redis()\nwith r.lock('report', timeout=60, blocking_timeout=5):\n    build()\n",
         "import redis\nr = redis.Redis()\nlock = r.lock('report', 60)\n",
         "from redis.lock import Lock\nlock = Lock(client, 'report', timeout=10)\n",
+        "import redis_lock\nlock = redis_lock.Lock(conn, 'report', expire=60, auto_renewal=True)\n",
+        # A TTL parameter with a default, or one the function fills in.
+        dedent("""
+            import redis
+
+            r = redis.Redis()
+
+            def acquire(key, token, ttl=30):
+                return r.set(f"lock:{key}", token, nx=True, ex=ttl)
+
+            def take(key, token, ttl=None):
+                ttl = ttl or 30
+                return r.set(f"lock:{key}", token, nx=True, ex=ttl)
+        """),
         # **kwargs may carry the TTL.
         "import redis\nr = redis.Redis()\ndef take(k, **kw):\n    return r.set(k, 1, nx=True, **kw)\n",
         # Look-alikes: dict.setdefault, a cache with its own default expiry, threading locks.
@@ -140,6 +162,26 @@ class LockWithoutTtl(LintRule):
             fixed="import redis\nr = redis.Redis()\nlock = r.lock('report', timeout=30, blocking_timeout=5)\n",
         ),
         Invalid("from redis.lock import Lock\nlock = Lock(client, 'report')\n", line=2),
+        # python-redis-lock's Lock never expires without `expire`.
+        Invalid(dedent("""
+            import redis
+            import redis_lock
+
+            conn = redis.Redis()
+
+            def rebuild(report_id):
+                with redis_lock.Lock(conn, f"report:{report_id}"):
+                    build(report_id)
+        """), line=8),
+        # A TTL parameter whose default is None: the default call takes a lock for ever.
+        Invalid(dedent("""
+            import redis
+
+            r = redis.Redis()
+
+            def acquire(key, token, ttl=None):
+                return r.set(f"lock:{key}", token, nx=True, ex=ttl)
+        """), line=7),
         # A client held in an attribute assigned elsewhere: known by its name.
         Invalid(
             "class Sessions:\n    def acquire(self, sid, token):\n"
@@ -160,6 +202,7 @@ class LockWithoutTtl(LintRule):
         options = self.context.options
         self.fix_ttl_ms = int(options.get("fix-ttl-ms", DEFAULT_FIX_TTL_MS))
         self.fix_lock_timeout = options.get("fix-lock-timeout", DEFAULT_FIX_LOCK_TIMEOUT)
+        self._functions: list[tuple[dict[str, cst.BaseExpression], set[str]]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         if calls.has_star_kwargs(node) or calls.has_star_args(node):
@@ -174,7 +217,8 @@ class LockWithoutTtl(LintRule):
         else:
             callee = self.get_metadata(CalleeProvider, node, None)
             if callee in _LOCK_CLASSES:
-                self._check_lock(node, "Lock", _LOCK_CLASSES[callee])
+                keyword, position = _LOCK_CLASSES[callee]
+                self._check_lock(node, callee, position, keyword)
 
     def _check_set(self, node: cst.Call, found: RedisCall) -> None:
         nx = calls.argument(node, ("nx",), _SET_NX_POSITION)
@@ -183,11 +227,11 @@ class LockWithoutTtl(LintRule):
         plain = calls.positional(node)
         for position, keyword in zip(_SET_TTL_POSITIONS, TTL_KEYWORDS):
             given = calls.argument(node, (keyword,), position)
-            if given is not None and not calls.is_none(given.value):
+            if given is not None and not self._none(given.value):
                 return
         for keyword in TTL_KEYWORDS[len(_SET_TTL_POSITIONS):]:
             given = calls.keyword(node, keyword)
-            if given is not None and not calls.is_none(given.value):
+            if given is not None and not self._none(given.value):
                 return
         replacement = None
         if len(plain) <= 2:  # a positional ex/px would clash with the keyword
@@ -215,18 +259,72 @@ class LockWithoutTtl(LintRule):
             fix_title=f"Use `set(..., nx=True, px={self.fix_ttl_ms})`" if replacement else None,
         )
 
-    def _check_lock(self, node: cst.Call, shown: str, timeout_position: int) -> None:
-        given = calls.argument(node, ("timeout",), timeout_position)
-        if given is not None and not calls.is_none(given.value):
+    def _check_lock(self, node: cst.Call, shown: str, timeout_position: int, keyword: str = "timeout") -> None:
+        given = calls.argument(node, (keyword,), timeout_position)
+        if given is not None and not self._none(given.value):
             return
         replacement = None
         if len(calls.positional(node)) <= timeout_position:
             value = cst.parse_expression(repr(self.fix_lock_timeout))
-            replacement = calls.with_keyword(node, "timeout", value)
+            replacement = calls.with_keyword(node, keyword, value)
         self.report(
             node,
-            f"`{shown}(...)` has no `timeout`: a holder that dies or is abandoned never releases "
+            f"`{shown}(...)` has no `{keyword}`: a holder that dies or is abandoned never releases "
             "the lock, and every later run waits on it",
             replacement=replacement,
-            fix_title=f"Add `timeout={self.fix_lock_timeout}`" if replacement else None,
+            fix_title=f"Add `{keyword}={self.fix_lock_timeout}`" if replacement else None,
         )
+
+    # -- a TTL parameter that defaults to None ------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        defaults = {
+            p.name.value: p.default for p in (*params.params, *params.kwonly_params) if p.default is not None
+        }
+        self._functions.append((defaults, _rebound(node.body)))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def _none(self, expr: cst.BaseExpression) -> bool:
+        """None, or a parameter of the enclosing function that defaults to None and that
+        the function never rebinds (`def acquire(key, ttl=None): r.set(key, 1, nx=True, ex=ttl)`)."""
+        if calls.is_none(expr):
+            return True
+        if not isinstance(expr, cst.Name) or not self._functions:
+            return False
+        defaults, rebound = self._functions[-1]
+        default = defaults.get(expr.value)
+        return default is not None and calls.is_none(default) and expr.value not in rebound
+
+
+class _Rebinds(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.names |= {n.value for n in _names(node.target)}
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.names |= {n.value for n in _names(node.target)}
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.names |= {n.value for n in _names(node.target)}
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.names |= {n.value for n in _names(node.target)}
+
+
+def _names(target: cst.BaseExpression) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for element in target.elements for n in _names(element.value)]
+    return []
+
+
+def _rebound(body: cst.CSTNode) -> set[str]:
+    """Names a function body assigns (`ttl = ttl or 30`)."""
+    found = _Rebinds()
+    body.visit(found)
+    return found.names
