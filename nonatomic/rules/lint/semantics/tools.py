@@ -240,7 +240,7 @@ class ToolRegistry:
                 given = arg.value.evaluated_value if arg and isinstance(arg.value, cst.SimpleString) else None
                 if not isinstance(given, str) or given.upper() not in _HTTP_WRITES:
                     return "none"
-            if entry.get("http") and self._local(carrier):
+            if entry.get("http") and (self._local(carrier) or self._inference_url(carrier)):
                 return "none"
             if entry.get("verbs"):
                 return self.name_level(method)[0] or "none"
