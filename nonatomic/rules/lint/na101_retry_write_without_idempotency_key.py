@@ -5,7 +5,7 @@ from textwrap import dedent
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.semantics.confidence import severity
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note
 from nonatomic.rules.lint.semantics.model import Retried
 from nonatomic.rules.lint.semantics.pacing import adapts
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -615,7 +615,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
         what = f"`{write.name}(...)`" if retried.site is not None else f"`{write.name}`"
         via = f" (it calls `{write.via}`)" if write.via else ""
         guessed = "" if write.known else " (by its name)"
-        shape = "" if scope.known else " (taken for a retry from its shape)"
+        shape = shape_note(scope)
         return (
             f"{what} is a write{via}{guessed} retried by {scope.label}{shape} without an idempotency key: "
             "an attempt that timed out after the side effect happened is repeated"

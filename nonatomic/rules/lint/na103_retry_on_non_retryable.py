@@ -6,6 +6,7 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import (
@@ -167,8 +168,7 @@ class RetryOnNonRetryable(LintRule):
             "import time\n\ndef deploy(api, build):\n    while True:\n        try:\n"
             "            api.deploy_release(build)\n            break\n        except Exception as exc:\n"
             "            print(exc)\n            time.sleep(5)\n",
-            line=8,
-        ),
+            line=8, severity="info"),
         Invalid(
             "import time\n\nRETRY_ON = (400, 429, 500, 503)\n\ndef book(http, slot, key):\n"
             "    for attempt in range(4):\n"
@@ -228,23 +228,25 @@ class RetryOnNonRetryable(LintRule):
                 continue
             for scope in scopes:
                 checked.add(id(scope))
-                self._check(scope, write.name)
+                self._check(scope, write.name, severity(write, [scope], handed=retried.site is None))
 
-    def _check(self, scope: RetryScope, write: str) -> None:
+    def _check(self, scope: RetryScope, write: str, level: str | None) -> None:
+        label = scope.label + shape_note(scope)
         what = retries_on(scope)
         if what is not None and what.everything:
             handler = _catch_all_handler(scope) if scope.kind == "loop" else scope.node
             if handler is not None:
                 caught = _catch_all_spelling(scope, what.names)
-                self.report(handler, f"{scope.label} retries the write `{write}` on {caught}: "
-                            f"client errors and bugs after the side effect are retried too; {_ADVICE}")
+                self.report(handler, f"{label} retries the write `{write}` on {caught}: "
+                            f"client errors and bugs after the side effect are retried too; {_ADVICE}",
+                            severity=level)
                 return
         found = self._statuses(scope)
         if found is not None:
             comparison, codes = found
             shown = ", ".join(map(str, codes))
-            self.report(comparison, f"{scope.label} retries the write `{write}` on non-retryable "
-                        f"status {shown}: the same request gets the same answer; {_ADVICE}")
+            self.report(comparison, f"{label} retries the write `{write}` on non-retryable "
+                        f"status {shown}: the same request gets the same answer; {_ADVICE}", severity=level)
 
     def _statuses(self, scope: RetryScope) -> tuple[cst.CSTNode, list[int]] | None:
         """The test that sends a non-retryable status round again, and those statuses."""

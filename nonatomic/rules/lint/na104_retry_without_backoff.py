@@ -5,6 +5,7 @@ from textwrap import dedent
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.pacing import (
     FIXED,
@@ -185,8 +186,7 @@ class RetryWithoutBackoff(LintRule):
             "import requests\n\ndef fetch_quote(url):\n    while True:\n        try:\n"
             "            return requests.get(url, timeout=5).json()\n        except requests.ConnectionError:\n"
             "            continue\n",
-            line=4,
-        ),
+            line=4, severity="info"),
         Invalid(
             "from tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(5))\n"
             "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n",
@@ -302,8 +302,9 @@ class RetryWithoutBackoff(LintRule):
             else:
                 self.report(
                     _fixed_wait(scope),
-                    f"{scope.label} waits the same time before every attempt, with no jitter: "
+                    f"{scope.label}{shape_note(scope)} waits the same time before every attempt, with no jitter: "
                     "clients that failed together retry together, in waves; back off exponentially, with jitter",
+                    severity=severity(None, [scope]),
                 )
 
     def _no_wait(self, scope: RetryScope) -> None:
@@ -311,8 +312,9 @@ class RetryWithoutBackoff(LintRule):
         fix = tenacity_setting(scope, "wait", "wait_random_exponential", args)
         self.report(
             header(scope),
-            f"{scope.label} starts the next attempt at once: every failed client retries "
+            f"{scope.label}{shape_note(scope)} starts the next attempt at once: every failed client retries "
             "immediately and keeps an overloaded service down; back off exponentially, with jitter",
+            severity=severity(None, [scope]),
             replacement=fix[0] if fix else None,
             fix_title=f"Add `wait=wait_random_exponential({args})`" if fix else None,
             imports=fix[1] if fix else (),

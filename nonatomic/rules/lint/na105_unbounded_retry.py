@@ -5,6 +5,7 @@ from textwrap import dedent
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note
 from nonatomic.rules.lint.semantics.pacing import NEVER, header, paced_scopes, stop_of, tenacity_setting
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
@@ -198,15 +199,13 @@ class UnboundedRetry(LintRule):
             "import time, requests\n\ndef report(body):\n    while True:\n        try:\n"
             "            return requests.post('https://hooks.example.com/x', json=body, timeout=5)\n"
             "        except requests.RequestException:\n            time.sleep(5)\n",
-            line=4,
-        ),
+            line=4, severity="info"),
         # A success flag is no limit, and a predicate that re-raises some errors is none either.
         Invalid(
             "def deploy(api, build):\n    done = False\n    while not done:\n        try:\n"
             "            api.deploy_release(build)\n            done = True\n        except Exception as exc:\n"
             "            if isinstance(exc, PermissionError):\n                raise\n",
-            line=3,
-        ),
+            line=3, severity="info"),
         # A retry helper retries whatever it is handed.
         Invalid(
             "import itertools, time\n\ndef call_with_retry(fn):\n    for attempt in itertools.count():\n"
@@ -255,8 +254,9 @@ class UnboundedRetry(LintRule):
             fix = tenacity_setting(scope, "stop", "stop_after_attempt", str(self.fix_attempts))
             self.report(
                 header(scope),
-                f"{scope.label} has no attempt or time limit: a failure that does not clear "
+                f"{scope.label}{shape_note(scope)} has no attempt or time limit: a failure that does not clear "
                 "retries forever, holding the worker and repeating any side effect",
+                severity=severity(None, [scope]),
                 replacement=fix[0] if fix else None,
                 fix_title=f"Add `stop=stop_after_attempt({self.fix_attempts})`" if fix else None,
                 imports=fix[1] if fix else (),

@@ -25,3 +25,8 @@ def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool 
     if write is not None and (write.hops > int(handed) or not write.known):
         return INFERRED
     return None if all(scope.known for scope in scopes) else INFERRED
+
+
+def shape_note(scope: RetryScope) -> str:
+    """What a message adds when the retry was inferred from a loop's shape."""
+    return "" if scope.known else " (taken for a retry from its shape)"
