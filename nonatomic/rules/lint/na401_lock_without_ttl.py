@@ -181,7 +181,7 @@ class LockWithoutTtl(LintRule):
 
             def acquire(key, token, ttl=None):
                 return r.set(f"lock:{key}", token, nx=True, ex=ttl)
-        """), line=7),
+        """), line=7, severity="warning"),
         # A client held in an attribute assigned elsewhere: known by its name.
         Invalid(
             "class Sessions:\n    def acquire(self, sid, token):\n"
