@@ -300,7 +300,7 @@ class LockWithoutTtl(LintRule):
 
 
 def _defaulted(given: list[cst.Arg]) -> str:
-    """` (\`ex=ttl\` is None unless the caller passes one)` for a TTL parameter defaulting to None."""
+    """What a message adds for a TTL parameter defaulting to None: "(`ex=ttl` is None unless ...)"."""
     for arg in given:
         if isinstance(arg.value, cst.Name) and arg.value.value != "None":
             shown = f"{arg.keyword.value}={arg.value.value}" if arg.keyword is not None else arg.value.value
