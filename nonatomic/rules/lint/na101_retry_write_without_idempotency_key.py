@@ -555,6 +555,27 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             def announce(channel, text):
                 client.chat_postMessage(channel=channel, text=text)
         """), line=8),
+        # Messaging clients known by their constructors, whatever their variables are called.
+        Invalid(dedent("""
+            from tenacity import retry, stop_after_attempt, wait_random_exponential
+            from twilio.rest import Client
+
+            tw = Client(ACCOUNT_SID, AUTH_TOKEN)
+
+            @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+            def text_customer(phone, body):
+                return tw.messages.create(to=phone, from_=SENDER, body=body)
+        """), line=9),
+        Invalid(dedent("""
+            import backoff
+            from python_http_client.exceptions import HTTPError
+            from sendgrid import SendGridAPIClient
+
+            @backoff.on_exception(backoff.expo, HTTPError, max_tries=4)
+            def send_receipt(message):
+                sg = SendGridAPIClient(API_KEY)
+                return sg.send(message)
+        """), line=9),
         # An MCP client calling a write tool by name.
         Invalid(dedent("""
             from tenacity import retry, stop_after_attempt

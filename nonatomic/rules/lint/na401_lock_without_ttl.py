@@ -181,7 +181,7 @@ class LockWithoutTtl(LintRule):
 
             def acquire(key, token, ttl=None):
                 return r.set(f"lock:{key}", token, nx=True, ex=ttl)
-        """), line=7),
+        """), line=7, severity="warning"),
         # A client held in an attribute assigned elsewhere: known by its name.
         Invalid(
             "class Sessions:\n    def acquire(self, sid, token):\n"
@@ -225,21 +225,20 @@ class LockWithoutTtl(LintRule):
         if nx is None or literal_truth(nx.value) is not True:
             return
         plain = calls.positional(node)
-        for position, keyword in zip(_SET_TTL_POSITIONS, TTL_KEYWORDS):
-            given = calls.argument(node, (keyword,), position)
-            if given is not None and not self._none(given.value):
-                return
-        for keyword in TTL_KEYWORDS[len(_SET_TTL_POSITIONS):]:
-            given = calls.keyword(node, keyword)
-            if given is not None and not self._none(given.value):
-                return
+        given = [calls.argument(node, (keyword,), position) for position, keyword in zip(_SET_TTL_POSITIONS, TTL_KEYWORDS)]
+        given += [calls.keyword(node, keyword) for keyword in TTL_KEYWORDS[len(_SET_TTL_POSITIONS):]]
+        given = [arg for arg in given if arg is not None]
+        if any(not self._none(arg.value) for arg in given):
+            return
         replacement = None
-        if len(plain) <= 2:  # a positional ex/px would clash with the keyword
+        passed_on = any(not calls.is_none(arg.value) for arg in given)  # a TTL parameter: the caller's to set
+        if len(plain) <= 2 and not passed_on:  # a positional ex/px would clash with the keyword
             replacement = calls.with_keyword(node, "px", cst.Integer(str(self.fix_ttl_ms)))
         self.report(
             node,
-            f"`{found.receiver}.set(..., nx=True)` takes a lock that never expires: if its holder "
-            "dies or is abandoned after a timeout, nobody releases it; pass `ex=`/`px=`",
+            f"`{found.receiver}.set(..., nx=True)` takes a lock that never expires{_defaulted(given)}: if its "
+            "holder dies or is abandoned after a timeout, nobody releases it; pass `ex=`/`px=`",
+            severity="warning" if passed_on else None,  # a caller may pass the TTL
             replacement=replacement,
             fix_title=f"Add `px={self.fix_ttl_ms}`" if replacement else None,
         )
@@ -264,13 +263,15 @@ class LockWithoutTtl(LintRule):
         if given is not None and not self._none(given.value):
             return
         replacement = None
-        if len(calls.positional(node)) <= timeout_position:
+        passed_on = given is not None and not calls.is_none(given.value)  # a parameter: the caller's to set
+        if len(calls.positional(node)) <= timeout_position and not passed_on:
             value = cst.parse_expression(repr(self.fix_lock_timeout))
             replacement = calls.with_keyword(node, keyword, value)
         self.report(
             node,
-            f"`{shown}(...)` has no `{keyword}`: a holder that dies or is abandoned never releases "
-            "the lock, and every later run waits on it",
+            f"`{shown}(...)` has no `{keyword}`{_defaulted([given] if given else [])}: a holder that dies or "
+            "is abandoned never releases the lock, and every later run waits on it",
+            severity="warning" if passed_on else None,  # a caller may pass the TTL
             replacement=replacement,
             fix_title=f"Add `{keyword}={self.fix_lock_timeout}`" if replacement else None,
         )
@@ -296,6 +297,15 @@ class LockWithoutTtl(LintRule):
         defaults, rebound = self._functions[-1]
         default = defaults.get(expr.value)
         return default is not None and calls.is_none(default) and expr.value not in rebound
+
+
+def _defaulted(given: list[cst.Arg]) -> str:
+    """What a message adds for a TTL parameter defaulting to None: "(`ex=ttl` is None unless ...)"."""
+    for arg in given:
+        if isinstance(arg.value, cst.Name) and arg.value.value != "None":
+            shown = f"{arg.keyword.value}={arg.value.value}" if arg.keyword is not None else arg.value.value
+            return f" (`{shown}` is None unless the caller passes one)"
+    return ""
 
 
 class _Rebinds(cst.CSTVisitor):

@@ -257,8 +257,9 @@ class RetryProvider(CalleeProvider):
             given = decorator.decorator
             func = given.func if isinstance(given, cst.Call) else given
             method = func.attr.value if isinstance(func, cst.Attribute) else None
-            is_method = method in pack["tool_decorator_methods"] and (name or "").split(".", 1)[0] not in pack["not_tools"]
-            if _last(name) in pack["tool_decorators"] or is_method:
+            if (name or dotted_name(func) or "").split(".", 1)[0] in pack["tool_decorators_not_from"]:
+                continue
+            if _last(name) in pack["tool_decorators"] or method in pack["tool_decorator_methods"]:
                 if isinstance(given, cst.Call):
                     facts.hints = _hints(given, pack["tool_annotations"])
                 named = calls.argument(given, ("name",), 0) if isinstance(given, cst.Call) else None
