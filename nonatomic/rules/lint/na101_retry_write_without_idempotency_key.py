@@ -175,6 +175,25 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             def send_receipt(self, mailer, order):
                 mailer.send_email(order.email, "receipt")
         """),
+        # Task queues told not to retry, or not told to.
+        dedent("""
+            import dramatiq
+            from huey import RedisHuey
+            from rq import Queue
+
+            huey = RedisHuey("mail")
+
+            @dramatiq.actor(max_retries=0)
+            def send_welcome(mailer, user):
+                mailer.send_email(user.email, "welcome")
+
+            @huey.task()
+            def send_digest(mailer, user):
+                mailer.send_email(user.email, "digest")
+
+            def schedule(redis_conn, user):
+                Queue(connection=redis_conn).enqueue(send_welcome, user)
+        """),
         dedent("""
             from prefect import task
 
