@@ -368,7 +368,8 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     continue
         """),
     ]
-    INVALID = [        Invalid(
+    INVALID = [
+        Invalid(
             "import stripe\nfrom tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(3))\n"
             "def refund(order):\n    return stripe.Refund.create(payment_intent=order.pi, amount=order.total)\n",
             line=6,

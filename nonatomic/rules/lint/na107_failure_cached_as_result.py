@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from textwrap import dedent
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
@@ -13,8 +15,11 @@ from nonatomic.rules.lint.triggers.gates import CACHE_WORDS, RESULT_WORDS, STORE
 # Result words (`RESULT_WORDS`) name a cache only when it outlives the call (an attribute
 # or a module global): a local or a parameter `results` collects this call's per-item outcomes.
 # ... unless the name says it records failures or counts things: that is what they are for.
+# A run's own state (`self.state.results[node_id]`) records how each step ended: the run
+# reads it back, nothing replays it as a cached answer.
 _RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "metrics", "counter",
-                 "counters", "stats", "log", "logs", "history", "attempts", "retries", "dlq"}
+                 "counters", "stats", "log", "logs", "history", "attempts", "retries", "dlq", "state",
+                 "status"}
 # What a stored failure is spelled with.
 _FAILURE_WORDS = {"error", "err", "errors", "fail", "failed", "failure", "exception", "exc",
                   "timeout", "timed", "traceback"}
@@ -116,6 +121,41 @@ class FailureCachedAsResult(LintRule):
             "_cache = {}\n\ndef load(name):\n    try:\n        _cache[name] = __import__(name)\n"
             "    except ImportError:\n        _cache[name] = None\n    return _cache[name]\n"
         ),
+        # A dict that hands a thread's result or exception back to the caller: a slot, not a cache.
+        dedent("""
+            import asyncio
+            import threading
+
+            def fetch_many(self, urls):
+                outcome = {}
+
+                def runner():
+                    loop = asyncio.new_event_loop()
+                    try:
+                        outcome["pages"] = loop.run_until_complete(self.afetch_many(urls))
+                    except BaseException as e:  # re-raised on the calling thread
+                        outcome["error"] = e
+                    finally:
+                        loop.close()
+
+                thread = threading.Thread(target=runner)
+                thread.start()
+                thread.join()
+                if "error" in outcome:
+                    raise outcome["error"]
+                return outcome["pages"]
+        """),
+        # A run's state records how each node ended: the run reads it, nothing replays it.
+        dedent("""
+            async def execute_node(self, node):
+                try:
+                    result = await node.executor.invoke_async(self.task)
+                except Exception as e:
+                    node_result = NodeResult(result=e, status=Status.FAILED)
+                    self.state.results[node.node_id] = node_result
+                    raise
+                self.state.results[node.node_id] = NodeResult(result=result, status=Status.COMPLETED)
+        """),
     ]
     INVALID = [
         Invalid(
@@ -142,8 +182,7 @@ class FailureCachedAsResult(LintRule):
         Invalid(
             "RESPONSES = {}\n\ndef send(mailer, msg_id, msg):\n    try:\n        RESPONSES[msg_id] = mailer.send_email(msg)\n"
             "    except Exception as err:\n        RESPONSES[msg_id] = err\n",
-            line=7,
-        ),
+            line=7, severity="warning"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -220,32 +259,24 @@ class FailureCachedAsResult(LintRule):
         shown = source(named)
         if not _cache_name(shown, lasting=self._lasting(holder)) or not _failure(value, failures):
             return
+        # Named a cache (`idempotency`, `cache`, `dedupe`): seen.  Named only like a result
+        # store (`results`, `responses`): inferred, a warning.
+        cache = bool(words(shown) & CACHE_WORDS)
         self.report(
             node,
             f"`{shown}` looks like an idempotency/result cache, and this stores a failure "
             f"(`{source(value)[:60]}`) from an `except` path: retries replay the failure, and a write that "
             "did happen stays reported as failed; cache only a success and drop the entry on failure",
+            severity=None if cache else "warning",
         )
 
     def _lasting(self, holder: cst.BaseExpression) -> bool:
-        """The store outlives this call: not a local or parameter of the current function."""
-        if not isinstance(holder, cst.Name) or not self._functions:
+        """The store outlives this call: not a local or parameter of the current function,
+        nor of one it is nested in (`outcome = {}` handed to a thread's `runner()`)."""
+        if not isinstance(holder, cst.Name):
             return True
-        function = self._functions[-1]
-        params = function.params
-        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-        if isinstance(params.star_arg, cst.Param):
-            names.add(params.star_arg.name.value)
-        if params.star_kwarg is not None:
-            names.add(params.star_kwarg.name.value)
-        if holder.value in names:
-            return False
-        return not any(
-            isinstance(target, cst.Name) and target.value == holder.value
-            for node in _walk(function.body)
-            if isinstance(node, (cst.Assign, cst.AnnAssign))
-            for target in _targets(node)
-        )
+        return not any(_binds(function, holder.value) for function in self._functions)
+
 
     def _after_tries(self, statements) -> None:
         """`except: result = {"error": ...}` then `cache.set(key, result)` after the `try`."""
@@ -264,6 +295,24 @@ class FailureCachedAsResult(LintRule):
                         self._check_store(inner, failures)
                     elif isinstance(inner, cst.Assign):
                         self._check_assign(inner, failures)
+
+
+def _binds(function: cst.FunctionDef, name: str) -> bool:
+    """`name` is a parameter or local of `function`."""
+    params = function.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    if isinstance(params.star_arg, cst.Param):
+        names.add(params.star_arg.name.value)
+    if params.star_kwarg is not None:
+        names.add(params.star_kwarg.name.value)
+    if name in names:
+        return True
+    return any(
+        isinstance(target, cst.Name) and target.value == name
+        for node in _walk(function.body)
+        if isinstance(node, (cst.Assign, cst.AnnAssign))
+        for target in _targets(node)
+    )
 
 
 def _sliced(target: cst.Subscript) -> bool:

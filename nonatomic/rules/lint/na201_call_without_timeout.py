@@ -7,13 +7,19 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.agents import is_deadline
-from nonatomic.rules.lint.semantics.callees import CalleeProvider
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 from nonatomic.rules.lint.semantics.timeouts import load_specs
 from nonatomic.rules.lint.tree import walk
 
 DEFAULT_FIX_TIMEOUT = 30
 _SESSION = "aiohttp.ClientSession"
 _SESSION_REQUESTS = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "request", "ws_connect"})
+_RESULT = "concurrent.futures.Future.result"
+_CHILD_WAITS = frozenset({"subprocess.Popen.wait", "subprocess.Popen.communicate"})
+_CHILD_RUNS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call"})
+_KILLS = frozenset({"kill", "killpg", "terminate", "send_signal"})
+_CAPTURES = frozenset({"capture_output", "stdout", "stderr", "input"})
+_CLI_MODULES = frozenset({"argparse", "click", "typer"})
 
 
 class CallWithoutTimeout(LintRule):
@@ -125,6 +131,56 @@ class CallWithoutTimeout(LintRule):
                 client.post("https://crm.example.com/notes", json=payload)
                 return http.post("https://crm.example.com/tickets", json=payload, timeout=10)
         """),
+        # The sync-over-async bridge: it is meant to wait for the coroutine.
+        dedent("""
+            import asyncio
+            from concurrent.futures import ThreadPoolExecutor
+
+            def run_sync(coro):
+                try:
+                    asyncio.get_running_loop()
+                except RuntimeError:
+                    return asyncio.run(coro)
+                with ThreadPoolExecutor(max_workers=1) as pool:
+                    return pool.submit(asyncio.run, coro).result()
+        """),
+        # Reaping a child that was just killed: it exits now.
+        dedent("""
+            import os, signal, subprocess
+
+            def run_sandboxed(argv, deadline):
+                process = subprocess.Popen(argv, start_new_session=True)
+                try:
+                    process.wait(timeout=deadline)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+                finally:
+                    if process.poll() is None:
+                        process.kill()
+                        process.communicate()
+        """),
+        # A `data:` URL is decoded in memory: no network.
+        dedent("""
+            import base64
+            import urllib.request
+
+            def decode_base64(value):
+                if value.startswith("data:"):
+                    return urllib.request.urlopen(value).read()
+                return base64.b64decode(value, validate=True)
+        """),
+        # A command-line program runs an install in the foreground, on the user's terminal.
+        dedent("""
+            import subprocess
+            import click
+
+            @click.command()
+            def install():
+                result = subprocess.run(["uvx", "playwright", "install", "chromium"])
+                if result.returncode == 0:
+                    print("Installation complete.")
+        """),
     ]
     INVALID = [
         Invalid(
@@ -149,26 +205,24 @@ class CallWithoutTimeout(LintRule):
         ),
         Invalid("import httpx\nhttpx.post(url, json=body, timeout=None)\n", line=2),
         Invalid("import httpx\nclient = httpx.AsyncClient(timeout=None)\n", line=2),
-        Invalid("import aiohttp\nasync def f():\n    async with aiohttp.ClientSession() as s:\n        pass\n", line=3),
+        Invalid("import aiohttp\nasync def f():\n    async with aiohttp.ClientSession() as s:\n        pass\n", line=3, severity="warning"),
         Invalid("import aiohttp\nt = aiohttp.ClientTimeout()\n", line=2),
         # One request on the session without its own timeout is enough.
         Invalid(
             "import aiohttp\nasync def f(url):\n    session = aiohttp.ClientSession()\n"
             "    await session.get(url, timeout=5)\n    await session.post(url, json={})\n",
-            line=3,
-        ),
+            line=3, severity="warning"),
         Invalid("from urllib.request import urlopen\nurlopen(url)\n", line=2),
         Invalid("import smtplib\nserver = smtplib.SMTP('smtp.example.com', 587)\n", line=2),
         Invalid("import socket\nsocket.create_connection(('db', 5432))\n", line=2),
-        Invalid("import subprocess\nsubprocess.run(['kubectl', 'apply', '-f', 'x.yaml'], check=True)\n", line=2),
-        Invalid("import subprocess\np = subprocess.Popen(cmd)\nout, err = p.communicate()\n", line=3),
+        Invalid("import subprocess\nsubprocess.run(['kubectl', 'apply', '-f', 'x.yaml'], check=True)\n", line=2, severity="warning"),
+        Invalid("import subprocess\np = subprocess.Popen(cmd)\nout, err = p.communicate()\n", line=3, severity="warning"),
         Invalid(
             "from concurrent.futures import ThreadPoolExecutor\n"
             "with ThreadPoolExecutor() as ex:\n    fut = ex.submit(charge, order)\n    fut.result()\n",
-            line=4,
-        ),
-        Invalid("import concurrent.futures as cf\nex = cf.ThreadPoolExecutor(4)\nex.submit(f).result()\n", line=3),
-        Invalid("import queue\njobs = queue.Queue()\ndef worker():\n    job = jobs.get()\n", line=4),
+            line=4, severity="warning"),
+        Invalid("import concurrent.futures as cf\nex = cf.ThreadPoolExecutor(4)\nex.submit(f).result()\n", line=3, severity="warning"),
+        Invalid("import queue\njobs = queue.Queue()\ndef worker():\n    job = jobs.get()\n", line=4, severity="warning"),
         # A client is known by its constructor or its annotation, not its name.
         Invalid(dedent("""
             import requests
@@ -197,7 +251,7 @@ class CallWithoutTimeout(LintRule):
             from anthropic import AnthropicVertex
 
             llm = AnthropicVertex(region="us-east5", project_id="acme")
-        """), line=4),
+        """), line=4, severity="warning"),
         Invalid(dedent("""
             import asyncio
 
@@ -205,9 +259,9 @@ class CallWithoutTimeout(LintRule):
                 reader, writer = await asyncio.open_connection(host, 443)
                 writer.close()
         """), line=5),
-        Invalid("from openai import OpenAI\nclient = OpenAI()\n", line=2),
-        Invalid("import anthropic\nclient = anthropic.AsyncAnthropic(api_key=key)\n", line=2),
-        Invalid("from langchain_anthropic import ChatAnthropic\nllm = ChatAnthropic(model='claude')\n", line=2),
+        Invalid("from openai import OpenAI\nclient = OpenAI()\n", line=2, severity="warning"),
+        Invalid("import anthropic\nclient = anthropic.AsyncAnthropic(api_key=key)\n", line=2, severity="warning"),
+        Invalid("from langchain_anthropic import ChatAnthropic\nllm = ChatAnthropic(model='claude')\n", line=2, severity="warning"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -222,6 +276,9 @@ class CallWithoutTimeout(LintRule):
         self._bound: dict[int, str] = {}  # id(call) -> the name its result is bound to
         self._deadlines = 0  # `with asyncio.timeout(...)` blocks open around the call
         self._waited: set[int] = set()  # calls handed to `asyncio.wait_for(..., timeout)`
+        self._killed = [False]  # per function: a child was killed before this point
+        self._tests: list[cst.BaseExpression] = []  # tests of the `if`s around the call
+        self._cli = _is_command_line(node)
 
     def visit_With(self, node: cst.With) -> None:
         if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in node.items):
@@ -231,14 +288,42 @@ class CallWithoutTimeout(LintRule):
         if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in original_node.items):
             self._deadlines -= 1
 
+    def visit_If(self, node: cst.If) -> None:
+        self._tests.append(node.test)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._tests.pop()
+
+    def _by_design(self, node: cst.Call, callee: str) -> bool:
+        """Calls whose wait is bounded by what surrounds them, or is the point."""
+        if callee == _RESULT:
+            # `pool.submit(asyncio.run, coro).result()`: the sync-over-async bridge, meant
+            # to wait for the coroutine (which bounds itself, or is NA202's business).
+            receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
+            return isinstance(receiver, cst.Call) and any(
+                dotted_name(arg.value) == "asyncio.run" for arg in receiver.args[:1]
+            )
+        if callee in _CHILD_WAITS:
+            return self._killed[-1]  # reaping a child that was killed: it exits now
+        if callee == "urllib.request.urlopen" and node.args:
+            return _data_url(node.args[0].value, self._tests)
+        if callee in _CHILD_RUNS:
+            # A command a command-line program runs in the foreground, on the user's
+            # terminal (nothing captured): the user sees it and stops it; a timeout would
+            # cut an install or a server short.
+            return self._cli and not any(arg.keyword is not None and arg.keyword.value in _CAPTURES for arg in node.args)
+        return False
+
     def _under_deadline(self, node: cst.Call) -> bool:
         return self._deadlines > 0 or id(node) in self._waited
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._scopes.append(node)
+        self._killed.append(False)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._scopes.pop()
+        self._killed.pop()
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None and isinstance(node.asname.name, cst.Name):
@@ -276,9 +361,11 @@ class CallWithoutTimeout(LintRule):
         if node.args and is_deadline(node):  # `wait_for(open_connection(...), 10)`
             first = node.args[0].value
             self._waited.add(id(first.expression if isinstance(first, cst.Await) else first))
+        if (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _KILLS:
+            self._killed[-1] = True
         callee = self.get_metadata(CalleeProvider, node, None)
         spec = self.specs.get(callee) if callee else None
-        if spec is None or callee in self.ignored or calls.has_star_kwargs(node):
+        if spec is None or callee in self.ignored or calls.has_star_kwargs(node) or self._by_design(node, callee):
             return
         if spec.nonblocking is not None:
             flag = calls.argument(node, (spec.nonblocking[0],), spec.nonblocking[1])
@@ -309,4 +396,39 @@ class CallWithoutTimeout(LintRule):
             f"`{shown}(...)` has {what}: {spec.why}",
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
+            severity=spec.severity,
         )
+
+
+def _is_command_line(module: cst.Module) -> bool:
+    """A command-line program: it imports argparse, click or typer, or runs as `__main__`."""
+    for statement in module.body:
+        if isinstance(statement, cst.If) and "__main__" in _texts(statement.test):
+            return True
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import):
+                    if any((dotted_name(a.name) or "").split(".")[0] in _CLI_MODULES for a in small.names):
+                        return True
+                elif isinstance(small, cst.ImportFrom) and small.module is not None:
+                    if (dotted_name(small.module) or "").split(".")[0] in _CLI_MODULES:
+                        return True
+    return False
+
+
+def _texts(node: cst.CSTNode) -> list[str]:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return [value] if isinstance(value, str) else []
+    return [text for child in walk.children(node) for text in _texts(child)]
+
+
+def _data_url(arg: cst.BaseExpression, tests: list[cst.BaseExpression]) -> bool:
+    """`urlopen("data:...")`, or its argument tested with `.startswith("data:")` around it:
+    a `data:` URL is decoded in memory, with no network."""
+    if any(text.startswith("data:") for text in _texts(arg)):
+        return True
+    return isinstance(arg, cst.Name) and any(
+        "data:" in "".join(_texts(test)) and arg.value in {n.value for n in walk.subtree(test) if isinstance(n, cst.Name)}
+        for test in tests
+    )

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from textwrap import dedent
+
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -7,6 +9,7 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.pending import catches_timeout, handles_tasks, is_passive
 from nonatomic.rules.lint.tree import walk
 
@@ -22,6 +25,11 @@ _SHIELD = ("asyncio.shield", "asyncio.tasks.shield")
 _FUTURE_RESULT = "concurrent.futures.Future.result"
 _EXECUTOR = "concurrent.futures.Executor"
 _EARLY_RETURNS = frozenset({"FIRST_COMPLETED", "FIRST_EXCEPTION"})
+# Calls that stop abandoned work: a cancel, a kill of the child, a stop of the runner;
+# `.set()` on a cooperative token named for it (`budget.cancelled.set()`).
+_CLEANUP = frozenset({"cancel", "kill", "killpg", "terminate", "stop", "shutdown", "abort", "cancel_all"})
+_TOKEN_WORDS = frozenset({"cancel", "cancelled", "canceled", "cancellation", "stop", "stopped", "abort",
+                          "aborted", "shutdown", "interrupt", "interrupted"})
 
 
 @dataclass
@@ -40,6 +48,17 @@ class _Frame:
     assigned: dict[str, cst.BaseExpression] = field(default_factory=dict)
     loops: list[set[str]] = field(default_factory=list)  # names bound so far in each enclosing loop
     pools: int = 0  # enclosing `with ThreadPoolExecutor() as ex:` blocks: leaving one waits for its work
+    node: cst.CSTNode | None = None  # the function (or module)
+    _cleanup: bool | None = None
+
+    def cleans_up(self) -> bool:
+        """The function stops abandoned work somewhere: it cancels, kills or stops it, or
+        sets a cooperative cancel token (before the wait, in the handler, in `finally`)."""
+        if self._cleanup is None:
+            self._cleanup = self.node is not None and any(
+                _stops(node) for node in walk.subtree(self.node) if isinstance(node, cst.Call)
+            )
+        return self._cleanup
 
 
 class TimeoutWithoutCancel(LintRule):
@@ -189,6 +208,66 @@ class TimeoutWithoutCancel(LintRule):
             "    with ThreadPoolExecutor(max_workers=1) as pool:\n        fut = pool.submit(fetch, url)\n"
             "        try:\n            return fut.result(timeout=10)\n        except TimeoutError:\n            return None\n"
         ),
+        # Cancelled on the line before: `result(timeout=0)` only collects the outcome.
+        dedent("""
+            def cleanup(memory_future, learning_future):
+                for future in (memory_future, learning_future):
+                    if future is not None and not future.done():
+                        future.cancel()
+                        try:
+                            future.result(timeout=0)
+                        except Exception:
+                            pass
+        """),
+        # A cooperative cancel token set in the handler stops the worker.
+        dedent("""
+            from concurrent.futures import TimeoutError as FutureTimeoutError
+
+            def run_sync(self, fn, seconds):
+                budget = WorkBudget(seconds)
+                future = self._executor.submit(self._execute, fn, budget)
+                try:
+                    return future.result(timeout=seconds)
+                except FutureTimeoutError as exc:
+                    budget.cancelled.set()
+                    raise TimeoutError("operation_deadline") from exc
+        """),
+        # The child's process group is killed in `finally`.
+        dedent("""
+            import asyncio, os, signal
+
+            async def run_bash(transport, protocol, timeout_seconds):
+                timed_out = False
+                try:
+                    await asyncio.wait_for(asyncio.shield(protocol.closed), timeout=timeout_seconds)
+                except TimeoutError:
+                    timed_out = True
+                finally:
+                    os.killpg(transport.get_pid(), signal.SIGKILL)
+                return timed_out
+        """),
+        # Tasks from a module registry that others poll and cancel.
+        dedent("""
+            import asyncio
+
+            _background_tasks: set = set()
+
+            async def await_background_runs(timeout=None):
+                pending = [task for task in _background_tasks if not task.done()]
+                if not pending:
+                    return
+                await asyncio.wait(pending, timeout=timeout)
+        """),
+        # A subclass of ThreadPoolExecutor used in `with`: leaving it waits for the work.
+        dedent("""
+            def fetch_all(urls):
+                with ContextThreadPoolExecutor(max_workers=4) as pool:
+                    futures = [pool.submit(fetch, url) for url in urls]
+                    try:
+                        return [f.result(timeout=10) for f in futures]
+                    except TimeoutError:
+                        return []
+        """),
     ]
 
     INVALID = [
@@ -250,7 +329,7 @@ class TimeoutWithoutCancel(LintRule):
 
     # -- scopes -------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
-        self.frames.append(_Frame())
+        self.frames.append(_Frame(node=node))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         self._check_waits(original_node, self.frames.pop())
@@ -258,17 +337,22 @@ class TimeoutWithoutCancel(LintRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
         names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-        self.frames.append(_Frame(params=names))
+        self.frames.append(_Frame(params=names, node=node))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._check_waits(original_node.body, self.frames.pop())
 
     def _pool(self, node: cst.With) -> bool:
-        return any(
-            isinstance(item.item, cst.Call)
-            and CalleeProvider.constructors.get(self.get_metadata(CalleeProvider, item.item, None)) == _EXECUTOR
-            for item in node.items
-        )
+        """An executor (a subclass too, named `...Executor`) whose `with` waits for its work."""
+        for item in node.items:
+            if not isinstance(item.item, cst.Call):
+                continue
+            callee = self.get_metadata(CalleeProvider, item.item, None)
+            if CalleeProvider.constructors.get(callee) == _EXECUTOR:
+                return True
+            if (dotted_name(item.item.func) or "").endswith("Executor"):
+                return True
+        return False
 
     def visit_With(self, node: cst.With) -> None:
         self.frames[-1].pools += self._pool(node)
@@ -308,6 +392,10 @@ class TimeoutWithoutCancel(LintRule):
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 self._bind(target.target.value, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name) and node.value is not None:
+            self._bind(node.target.value, node.value)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         if isinstance(node.target, cst.Name):
@@ -356,6 +444,8 @@ class TimeoutWithoutCancel(LintRule):
             return  # a snapshot of a registry the object keeps: `tasks = tuple(self._tasks)`
         if isinstance(waited, cst.Attribute):
             return  # the object keeps them
+        if isinstance(waited, cst.Name) and _from_registry(frame.assigned.get(waited.value), self.frames[0]):
+            return  # `[t for t in _background_tasks if not t.done()]`: a registry others poll
         if isinstance(waited, (cst.List, cst.Set, cst.Tuple)):
             elements = waited.elements
             if elements and all(isinstance(e.value, cst.Attribute) for e in elements):
@@ -374,6 +464,8 @@ class TimeoutWithoutCancel(LintRule):
         frame.waits.append(_Wait(node, pending, awaited, fed_back))
 
     def _check_waits(self, scope: cst.CSTNode, frame: _Frame) -> None:
+        if frame.waits and frame.cleans_up():
+            return
         for wait in frame.waits:
             if wait.pending is not None and handles_tasks(scope, wait.pending):
                 continue
@@ -414,6 +506,8 @@ class TimeoutWithoutCancel(LintRule):
             self._check_handler(node, "the future's work keeps running in its worker after the timeout")
 
     def _check_handler(self, node: cst.Call, why: str) -> None:
+        if self.frames[-1].cleans_up():
+            return
         for attempt in reversed(self.frames[-1].tries):
             handler = next((h for h in attempt.handlers if catches_timeout(h)), None)
             if handler is None:
@@ -426,6 +520,27 @@ class TimeoutWithoutCancel(LintRule):
                     "nor records its outcome as unknown: its side effects may land after the caller moved on",
                 )
             return
+
+
+def _stops(call: cst.Call) -> bool:
+    if not isinstance(call.func, (cst.Attribute, cst.Name)):
+        return False
+    name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+    if name in _CLEANUP:
+        return True
+    return name == "set" and isinstance(call.func, cst.Attribute) and bool(
+        words(dotted_name(call.func.value) or "") & _TOKEN_WORDS
+    )
+
+
+def _from_registry(value: cst.BaseExpression | None, module: _Frame) -> bool:
+    """A comprehension over a collection this call did not make: an object's
+    (`self._tasks`) or the module's (`_background_tasks`), which others poll or cancel."""
+    value = _unconverted(value)
+    if not isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return False
+    source_of = value.for_in.iter
+    return isinstance(source_of, cst.Attribute) or (isinstance(source_of, cst.Name) and source_of.value in module.assigned)
 
 
 def _unawaited(expr: cst.BaseExpression) -> cst.Call | None:

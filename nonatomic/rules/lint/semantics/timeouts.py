@@ -23,6 +23,7 @@ class TimeoutSpec:
     why: str
     fixable: bool = False
     nonblocking: tuple[str, int | None] | None = None
+    severity: str | None = None  # below the rule's own, for calls that rarely hang (see the pack)
 
 
 def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
@@ -39,6 +40,7 @@ def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
             when=entry.get("when", "missing"),
             why=entry.get("why", "it can block forever"),
             fixable=bool(entry.get("fixable", False)),
+            severity=entry.get("severity"),
             nonblocking=(nonblocking["keyword"], nonblocking.get("position"))
             if nonblocking
             else None,
