@@ -23,7 +23,14 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     `retrying.retry`, LangChain `.with_retry()`, LangGraph nodes and tasks with a
     `RetryPolicy`, hand-written `for attempt in range(n)` / `while` loops that go
     round again on failure and stop on success, and the module's own retry
-    helpers (`call_with_retry(lambda: crm.create_ticket(payload))`).
+    helpers (`call_with_retry(lambda: crm.create_ticket(payload))`). Task queues,
+    workflow engines, agent frameworks and transports retry too: Celery tasks
+    with `autoretry_for` or `self.retry(...)`, Prefect `@task(retries=...)`,
+    dramatiq actors, huey `retries=`, Temporal activities, Dagster and rq retry
+    policies, arq `raise Retry`, a pydantic-ai tool raising `ModelRetry` after its
+    write, agno `Agent(retries=...)` (its tools), a requests Session with a
+    urllib3 `Retry` that admits POST mounted, a Slack client with connection
+    retry handlers (README: recognised retry constructs).
 
     A key counts when it is passed as a keyword (`idempotency_key=`,
     `ClientToken=`, `dedupe_key=`, ...), as a header (`Idempotency-Key`), or as a
