@@ -23,7 +23,14 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     `retrying.retry`, LangChain `.with_retry()`, LangGraph nodes and tasks with a
     `RetryPolicy`, hand-written `for attempt in range(n)` / `while` loops that go
     round again on failure and stop on success, and the module's own retry
-    helpers (`call_with_retry(lambda: crm.create_ticket(payload))`).
+    helpers (`call_with_retry(lambda: crm.create_ticket(payload))`). Task queues,
+    workflow engines, agent frameworks and transports retry too: Celery tasks
+    with `autoretry_for` or `self.retry(...)`, Prefect `@task(retries=...)`,
+    dramatiq actors, huey `retries=`, Temporal activities, Dagster and rq retry
+    policies, arq `raise Retry`, a pydantic-ai tool raising `ModelRetry` after its
+    write, agno `Agent(retries=...)` (its tools), a requests Session with a
+    urllib3 `Retry` that admits POST mounted, a Slack client with connection
+    retry handlers (README: recognised retry constructs).
 
     A key counts when it is passed as a keyword (`idempotency_key=`,
     `ClientToken=`, `dedupe_key=`, ...), as a header (`Idempotency-Key`), or as a
@@ -174,6 +181,25 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             @shared_task(bind=True, max_retries=3)  # no autoretry_for, no self.retry: never retried
             def send_receipt(self, mailer, order):
                 mailer.send_email(order.email, "receipt")
+        """),
+        # Task queues told not to retry, or not told to.
+        dedent("""
+            import dramatiq
+            from huey import RedisHuey
+            from rq import Queue
+
+            huey = RedisHuey("mail")
+
+            @dramatiq.actor(max_retries=0)
+            def send_welcome(mailer, user):
+                mailer.send_email(user.email, "welcome")
+
+            @huey.task()
+            def send_digest(mailer, user):
+                mailer.send_email(user.email, "digest")
+
+            def schedule(redis_conn, user):
+                Queue(connection=redis_conn).enqueue(send_welcome, user)
         """),
         dedent("""
             from prefect import task

@@ -37,7 +37,11 @@ class RetryWithoutBackoff(LintRule):
     Exponential backoff counts even without jitter (it spreads retries out),
     and so does any wait the code computes (`sleep(delay)` where the loop grows
     `delay`, `sleep(backoff(attempt))`). backoff and stamina add jitter by
-    default. Which retries are judged is shared with NA105: retries of work that
+    default. Frameworks are read by their own settings and defaults: a Celery
+    `countdown` (or its default delay without `retry_backoff`) is a fixed wait,
+    as is a Temporal `backoff_coefficient=1.0`; Prefect, huey, rq and Dagster
+    retry at once unless given a delay; urllib3 without `backoff_factor` too.
+    Which retries are judged is shared with NA105: retries of work that
     leaves the machine, not polls of a read and not local computations. A
     hand-written loop that only re-asks after a malformed answer
     (`except json.JSONDecodeError`) is not flagged: the remote side is not

@@ -34,7 +34,10 @@ class UnboundedRetry(LintRule):
     the next attempt sends (`batch = batch[:half]`). A give-up test that calls
     a function (`if not self.recovers_from(error): raise`) may count attempts
     out of sight and is taken as a limit. stamina, LangChain `.with_retry()`
-    and LangGraph `RetryPolicy` stop by default.
+    and LangGraph `RetryPolicy` stop by default. Frameworks are read by their
+    own settings: Celery's `max_retries=None` and a Temporal `RetryPolicy`
+    with `maximum_attempts=0` (or without it, or none given to
+    `execute_activity`) never stop.
 
     ## Why is this bad?
     A failure that does not clear — the provider is down for an hour, the
