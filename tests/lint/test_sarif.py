@@ -48,3 +48,22 @@ def test_empty_run_is_valid_sarif(tmp_path, monkeypatch, schema):
     log = json.loads(CliRunner().invoke(main, ["lint", "--no-cache", "--format", "sarif", "."]).output)
     jsonschema.Draft4Validator(schema).validate(log)
     assert log["runs"][0]["results"] == []
+
+
+def test_one_finding_per_global_carries_its_other_sites_as_related_locations(tmp_path, monkeypatch, schema):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "memory.py").write_text(
+        "_sessions = {}\n"
+        "def remember(session_id, turn):\n    _sessions.setdefault(session_id, []).append(turn)\n"
+        "def forget(session_id):\n    _sessions.pop(session_id, None)\n"
+    )
+    result = CliRunner().invoke(main, ["lint", "--no-cache", "--select", "NA301", "--format", "sarif", "."])
+    log = json.loads(result.output)
+    jsonschema.Draft4Validator(schema).validate(log)
+    (finding,) = log["runs"][0]["results"]
+    assert finding["level"] == "warning" and finding["message"]["text"].endswith("(and 1 more)")
+    assert finding["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+    (related,) = finding["relatedLocations"]
+    assert related["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 5}
+    as_json = json.loads(CliRunner().invoke(main, ["lint", "--no-cache", "--select", "NA301", "--format", "json", "."]).output)
+    assert as_json[0]["related"] == [{"line": 5, "col": 5}]

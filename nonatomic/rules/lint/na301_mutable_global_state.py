@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import re
 from fnmatch import fnmatchcase
+from textwrap import dedent
 
 import libcst as cst
 
@@ -158,53 +159,103 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         "import queue\nJOBS = queue.Queue()\ndef f(job):\n    JOBS.put(job)\n",
         # A comprehension variable is local to the comprehension, the global is only read.
         "seen = {}\ndef f(rows):\n    return [seen.get(r) for r in rows]\n",
+        # Warn-once flags: shared on purpose, once per process.
+        dedent("""
+            import warnings
+
+            _WARNED: set = set()
+
+            def _warn_once(key, message):
+                if key in _WARNED:
+                    return
+                _WARNED.add(key)
+                warnings.warn(message, stacklevel=3)
+        """),
+        # PEP 562: the module's `__getattr__` caches what it imports lazily.
+        dedent("""
+            _model_cache: dict = {}
+
+            def __getattr__(name):
+                if name in _model_cache:
+                    return _model_cache[name]
+                from .models import load
+                _model_cache[name] = load(name)
+                return _model_cache[name]
+        """),
+        # A reset helper for tests, and a signal handler's exit flag.
+        dedent("""
+            import signal, sys
+
+            _exiting = False
+            _locks: dict = {}
+
+            def _reset_cache_for_tests():
+                \"\"\"Drop the cached locks (for tests).\"\"\"
+                _locks.clear()
+
+            def sigterm_handler(signum, frame):
+                global _exiting
+                _exiting = True
+                sys.exit(0)
+
+            signal.signal(signal.SIGTERM, sigterm_handler)
+        """),
+        # Documented as called with the lock held.
+        dedent("""
+            import threading
+
+            _lock = threading.Lock()
+            _state: dict = {}
+
+            def _start_timer(deadline):
+                \"\"\"Arm the idle timer. The caller holds the lock.\"\"\"
+                _state["deadline"] = deadline
+        """),
     ]
     INVALID = [
-        Invalid("_last = {}\ndef refund(order):\n    _last['refund'] = order\n", line=3),
-        Invalid("_last = dict()\ndef refund(order):\n    del _last['refund']\n", line=3),
+        Invalid("_last = {}\ndef refund(order):\n    _last['refund'] = order\n", line=3, severity="info"),
+        Invalid("_last = dict()\ndef refund(order):\n    del _last['refund']\n", line=3, severity="info"),
         Invalid("totals = {}\ndef add(user, n):\n    totals[user] += n\n", line=3),
-        Invalid("history = []\ndef remember(msg):\n    history.append(msg)\n    return msg\n", line=3),
-        Invalid("from collections import defaultdict\ncalls = defaultdict(list)\ndef f(u):\n    calls[u].append(1)\n", line=4),
-        Invalid("import collections\nseen = collections.OrderedDict()\ndef f(k):\n    seen.move_to_end(k)\n", line=4),
-        Invalid("from collections import Counter\nhits = Counter()\ndef f(tool):\n    hits.update([tool])\n", line=4),
-        Invalid("from collections import deque\nrecent = deque(maxlen=10)\ndef f(x):\n    recent.appendleft(x)\n", line=4),
-        Invalid("pending = set()\nasync def f(task_id):\n    pending.add(task_id)\n", line=3),
-        Invalid("ids = {t for t in range(3)}\ndef f(t):\n    ids.discard(t)\n", line=3),
-        Invalid("state: dict[str, list] = {}\ndef f(run):\n    state.setdefault(run, []).append(1)\n", line=3),
+        Invalid("history = []\ndef remember(msg):\n    history.append(msg)\n    return msg\n", line=3, severity="info"),
+        Invalid("from collections import defaultdict\ncalls = defaultdict(list)\ndef f(u):\n    calls[u].append(1)\n", line=4, severity="info"),
+        Invalid("import collections\nseen = collections.OrderedDict()\ndef f(k):\n    seen.move_to_end(k)\n", line=4, severity="info"),
+        Invalid("from collections import Counter\nhits = Counter()\ndef f(tool):\n    hits.update([tool])\n", line=4, severity="info"),
+        Invalid("from collections import deque\nrecent = deque(maxlen=10)\ndef f(x):\n    recent.appendleft(x)\n", line=4, severity="info"),
+        Invalid("pending = set()\nasync def f(task_id):\n    pending.add(task_id)\n", line=3, severity="info"),
+        Invalid("ids = {t for t in range(3)}\ndef f(t):\n    ids.discard(t)\n", line=3, severity="info"),
+        Invalid("state: dict[str, list] = {}\ndef f(run):\n    state.setdefault(run, []).append(1)\n", line=3, severity="info"),
         Invalid("SESSIONS = {}\ndef f(u):\n    SESSIONS[u]['history'].append(1)\n", line=3),
         Invalid("SESSIONS = {}\ndef f(u):\n    SESSIONS.get(u).clear()\n", line=3),
-        Invalid("a = b = []\ndef f():\n    b.extend([1])\n", line=3),
+        Invalid("a = b = []\ndef f():\n    b.extend([1])\n", line=3, severity="info"),
         # Nested functions and lambdas run at call time.
-        Invalid("out = []\ndef run():\n    def cb(r):\n        out.append(r)\n    return cb\n", line=4),
-        Invalid("results = []\non_done = lambda r: results.append(r)\n", line=2),
+        Invalid("out = []\ndef run():\n    def cb(r):\n        out.append(r)\n    return cb\n", line=4, severity="info"),
+        Invalid("results = []\non_done = lambda r: results.append(r)\n", line=2, severity="info"),
         # The inner wrapper of a decorator runs on every call.
         Invalid(
             "CALLS = []\ndef track(fn):\n    def wrapper(*a):\n        CALLS.append(fn.__name__)\n"
             "        return fn(*a)\n    return wrapper\n",
-            line=4,
-        ),
+            line=4, severity="info"),
         # Called from a function as well as at top level: not only import time.
-        Invalid("ROUTES = {}\ndef add(p):\n    ROUTES[p] = 1\nadd('/')\ndef handle(p):\n    add(p)\n", line=3),
+        Invalid("ROUTES = {}\ndef add(p):\n    ROUTES[p] = 1\nadd('/')\ndef handle(p):\n    add(p)\n", line=3, severity="info"),
         # Filled once at import time, then written per request as well.
-        Invalid("CACHE = {}\ndef warm():\n    CACHE['a'] = 1\nwarm()\ndef handle(k, v):\n    CACHE[k] = v\n", line=6),
+        Invalid("CACHE = {}\ndef warm():\n    CACHE['a'] = 1\nwarm()\ndef handle(k, v):\n    CACHE[k] = v\n", line=6, severity="info"),
         # A registry of callables is exempt, a dict of per-request values is not.
-        Invalid("_runs = {}\ndef register_run(run_id, result):\n    _runs[run_id] = result\n", line=3),
+        Invalid("_runs = {}\ndef register_run(run_id, result):\n    _runs[run_id] = result\n", line=3, severity="info"),
         # A memo cache (reported, with its own advice).
-        Invalid("_cache = {}\ndef get_schema(name):\n    if name not in _cache:\n        _cache[name] = build(name)\n    return _cache[name]\n", line=4),
+        Invalid("_cache = {}\ndef get_schema(name):\n    if name not in _cache:\n        _cache[name] = build(name)\n    return _cache[name]\n", line=4, severity="info"),
         # `global` rebinding, reported at the `global` statement.
-        Invalid("_client = None\ndef client():\n    global _client\n    if _client is None:\n        _client = make()\n    return _client\n", line=3),
-        Invalid("_initialized = False\ndef init():\n    global _initialized\n    _initialized = True\n", line=3),
-        Invalid("counter = 0\ndef tick():\n    global counter\n    counter += 1\n", line=3),
-        Invalid("def connect():\n    global conn\n    import sqlite3 as conn\n", line=2),
-        Invalid("HISTORY = []\ndef reset():\n    global HISTORY\n    HISTORY = []\n", line=3),
+        Invalid("_client = None\ndef client():\n    global _client\n    if _client is None:\n        _client = make()\n    return _client\n", line=3, severity="info"),
+        Invalid("_initialized = False\ndef init():\n    global _initialized\n    _initialized = True\n", line=3, severity="info"),
+        Invalid("counter = 0\ndef tick():\n    global counter\n    counter += 1\n", line=3, severity="info"),
+        Invalid("def connect():\n    global conn\n    import sqlite3 as conn\n", line=2, severity="info"),
+        Invalid("HISTORY = []\ndef reset():\n    global HISTORY\n    HISTORY = []\n", line=3, severity="info"),
         # One rebinding outside the lock is enough.
         Invalid(
             "_client = None\ndef client():\n    global _client\n    with _lock:\n        _client = make()\n"
             "    _client.warm()\n    _client = None\n",
-            line=3,
-        ),
+            line=3, severity="info"),
         # Several `global` statements in one function: one finding, at the first.
-        Invalid("a = b = 0\ndef f():\n    global a\n    global b\n    b = a = 1\n", line=3),
+        Invalid("a = b = 0\ndef f():\n    global a\n    global b\n    b = a = 1\n", line=3, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -345,12 +396,13 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         for _, name, function in self._mutations:
             if self._registers(function):
                 self._registries.add(name)
+        # name -> its sites, in source order: one finding per global, at its first site.
+        sites: dict[str, list[tuple[cst.CSTNode, _Function, bool]]] = {}
         for node, name, function in self._mutations:
             if name not in self._registries and not self._runs_at_import(function):
-                self.report(node, self._mutation_message(name, function))
-        reported: set[cst.FunctionDef] = set()
+                sites.setdefault(name, []).append((node, function, False))
         for node, function in self._globals:
-            if function in reported or self._runs_at_import(function):
+            if self._runs_at_import(function):
                 continue
             names = self._scope_names(function)
             rebound = [
@@ -358,10 +410,46 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 for name in names.globals
                 if name in names.bound and not self._skipped_name(name)
             ]
-            rebound = [name for name in rebound if name in _unlocked_rebindings(function, set(rebound))]
-            if rebound:  # once per function, at its first `global` statement
-                reported.add(function)
-                self.report(node, self._global_message(rebound, function, names))
+            for name in sorted(_unlocked_rebindings(function, set(rebound))):
+                if all(site[1] is not function for site in sites.get(name, [])):
+                    sites.setdefault(name, []).append((node, function, True))
+        # Globals whose first site is the same statement (`global a, b`) share one finding.
+        findings: dict[int, list[tuple[str, list[tuple[cst.CSTNode, _Function, bool]]]]] = {}
+        for name, found in sites.items():
+            found = [site for site in found if not state.shared_on_purpose(site[1])]
+            if not found or state.once_flag(name):
+                continue
+            found.sort(key=lambda site: self._line(site[0]))
+            findings.setdefault(id(found[0][0]), []).append((name, found))
+        for group in findings.values():
+            node, function, rebinding = group[0][1][0]
+            names = [name for name, _ in group]
+            others = [site[0] for _, found in group for site in found[1:] if site[0] is not node]
+            keys = {key for name, found in group for site in found for key in self._key_names(site[0], name)}
+            hazard = state.holds_request_data({*names, *keys})
+            message = self._global_message(names, function) if rebinding else self._mutation_message(names[0], function)
+            self.report(
+                node,
+                message + _more(len(others)),
+                severity=None if hazard else "info",
+                related=tuple(dict.fromkeys(others)),
+            )
+
+    @staticmethod
+    def _key_names(node: cst.CSTNode, container: str) -> set[str]:
+        """The names a mutation keys or fills the container with (`_sessions[user_id]`,
+        `history.append(msg)`): they say what the container holds."""
+        if isinstance(node, cst.Call):
+            values = [arg.value for arg in node.args[:1]]
+        else:
+            values = [
+                element.slice.value
+                for sub in walk.subtree(node)
+                if isinstance(sub, cst.Subscript) and isinstance(sub.value, cst.Name) and sub.value.value == container
+                for element in sub.slice
+                if isinstance(element.slice, cst.Index)
+            ]
+        return {n.value for value in values for n in walk.subtree(value) if isinstance(n, cst.Name)} - {container}
 
     def _registers(self, function: _Function) -> bool:
         """A decorator or class-creation hook: what it mutates is a registry."""
@@ -407,17 +495,22 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             )
         return f"{head}: keep per-run state in a `ContextVar` or the agent (graph) state"
 
-    def _global_message(self, rebound: list[str], function: cst.FunctionDef, names: state.ScopeNames) -> str:
+    def _global_message(self, rebound: list[str], function: cst.FunctionDef) -> str:
         parts = []
         for name in rebound:
             defined = self._module_names.bound.get(name)
             where = f"defined at line {self._line(defined)}" if defined else "not defined at module level"
-            parts.append(f"`{name}` ({where}; rebound at line {self._line(names.bound[name])})")
+            parts.append(f"`{name}` ({where}; rebound at line {self._line(self._scope_names(function).bound[name])})")
         return (
             f"`{function.name.value}()` rebinds module-level {', '.join(parts)} through `global`: "
             "every request in the process sees the last writer's value, and a check-then-set "
             "(lazy init, once-flags) races; set it at import time, under a lock, or per run (`ContextVar`)"
         )
+
+
+def _more(count: int) -> str:
+    """What a finding adds when the same global has other sites (its related locations)."""
+    return f" (and {count} more)" if count else ""
 
 
 class _UnlockedRebinding(cst.CSTVisitor):
