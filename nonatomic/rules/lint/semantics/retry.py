@@ -97,6 +97,13 @@ class Construct:
         return self.label if "`" in (self.label or "") else f"{self.label} `{prefix}{name}`"
 
 
+def _inferred(config: dict[str, cst.Arg], name: str | None, construct: Construct) -> None:
+    """A construct known by its last name and a keyword only (`@app.task(retries=3)` of an
+    app built elsewhere): its settings are read, its defaults are not assumed."""
+    if name not in construct.names:
+        config["inferred"] = cst.Arg(cst.Name("True"))
+
+
 def _on(arg: cst.Arg | None) -> bool:
     """A keyword given a value that switches something on (not 0, None, False or empty)."""
     if arg is None:
@@ -456,6 +463,7 @@ class _Resolver:
             if construct is not None and construct.label is not None:
                 config = construct.settings(call, self._callee) if "decorator" in construct.forms else None
                 if config is not None:
+                    _inferred(config, name, construct)
                     shown = dotted_name(call.func if call is not None else decorator.decorator) or name
                     scope = RetryScope("decorator", construct.scope_label(shown, "@"), decorator, construct.library,
                                        config, construct=construct)
@@ -701,6 +709,7 @@ class _Resolver:
             config = construct.settings(site.node, self._callee) if "helper" in construct.forms else None
             if config is None:
                 return None, None
+            _inferred(config, site.callee, construct)
             label = construct.scope_label(site.dotted or _last(site.callee))
             return RetryScope("helper", label, site.node, construct.library, config, construct=construct), \
                 construct.callable
