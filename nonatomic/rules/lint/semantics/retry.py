@@ -73,7 +73,10 @@ class Construct:
         entry = self.entry
         if call is not None and calls.has_star_kwargs(call) and (entry.get("when") or entry.get("policy")):
             return None  # `**options` may or may not switch the retry on: silent
-        given = lambda name: calls.keyword(call, name) if call is not None else None  # noqa: E731
+
+        def given(name: str) -> cst.Arg | None:
+            return calls.keyword(call, name) if call is not None else None
+
         if entry.get("when") and not any(_on(given(name)) for name in entry["when"]):
             return None
         if any((arg := given(name)) is not None and calls.is_false(arg.value) for name in entry.get("disabled_by", ())):
@@ -576,9 +579,8 @@ class _Resolver:
                     self._handled(site, construct, spec)
 
     def _mounted(self, site: CallSite, construct: Construct, spec: dict[str, Any]) -> None:
-        plain = calls.positional(site.node)
         adapter_arg = calls.argument(site.node, ("adapter",), 1)
-        if adapter_arg is None or len(plain) < 1:
+        if adapter_arg is None:
             return
         for adapter in self._values(adapter_arg.value, site.function):
             if not isinstance(adapter, cst.Call) or self._callee(adapter) not in spec["adapters"]:
