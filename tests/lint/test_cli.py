@@ -93,7 +93,10 @@ def test_select_ignore_and_prefixes(project):
 def test_select_all_takes_the_rules_that_are_off_by_default(project):
     # NA202 is off by default: a prefix leaves it off, ALL (as in ruff) turns it on.
     write(project, "agent.py", "from agents import Runner\n\nasync def main(agent):\n    return await Runner.run(agent, 'hi')\n")
-    codes = lambda *args: {f["code"] for f in json.loads(run("--format", "json", *args, "agent.py").stdout)}  # noqa: E731
+
+    def codes(*args):
+        return {f["code"] for f in json.loads(run("--format", "json", *args, "agent.py").stdout)}
+
     assert codes() == set() and codes("--select", "NA2") == set()
     assert codes("--select", "ALL") == {"NA202"}
     assert codes("--select", "all", "--ignore", "NA202") == set()

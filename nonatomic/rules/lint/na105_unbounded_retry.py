@@ -137,6 +137,13 @@ class UnboundedRetry(LintRule):
         "from tenacity import retry\n\n@retry(**RETRY_SETTINGS)\ndef sync(crm):\n    crm.contacts.update(x=1)\n",
         # Frameworks with a limit, their default or given.
         dedent("""
+            from celery import shared_task
+
+            @shared_task(autoretry_for=(IOError,), retry_backoff=True, retry_kwargs={"max_retries": 8})
+            def sync_contact(crm, contact):
+                crm.contacts.update(contact)
+        """),
+        dedent("""
             import dramatiq
             import requests
 

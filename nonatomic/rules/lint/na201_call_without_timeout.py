@@ -248,6 +248,18 @@ class CallWithoutTimeout(LintRule):
                     return self.urllibrequest.urlopen(url).read()
         """), line=9),
         Invalid(dedent("""
+            from dataclasses import dataclass
+
+            import requests
+
+            @dataclass
+            class Crm:
+                http: requests.Session
+
+                def create_ticket(self, payload):
+                    return self.http.post("https://crm.example.com/tickets", json=payload)
+        """), line=11),
+        Invalid(dedent("""
             from anthropic import AnthropicVertex
 
             llm = AnthropicVertex(region="us-east5", project_id="acme")

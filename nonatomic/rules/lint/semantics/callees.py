@@ -58,6 +58,7 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
             CalleeProvider.constructors = constructor_types({})
         self._scopes: list[dict[str, tuple[str, str | None]]] = [{}]
         self._class_attrs: list[dict[str, str]] = []
+        self._class_depths: list[int] = []  # the function depth each open class body is at
         self._call_types: dict[cst.Call, str] = {}
 
     # -- scopes -----------------------------------------------------------
@@ -86,9 +87,11 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._class_attrs.append({})
+        self._class_depths.append(len(self._scopes))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._class_attrs.pop()
+        self._class_depths.pop()
 
     # -- imports ----------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:
@@ -209,8 +212,15 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         value = original_node.value
-        type_name = self.type_of(value) or self._module(value) if value is not None else None
-        self._assign_to(original_node.target, type_name or self._annotated(original_node.annotation))
+        type_name = (self.type_of(value) or self._module(value)) if value is not None else None
+        type_name = type_name or self._annotated(original_node.annotation)
+        target = original_node.target
+        if value is None and self._class_depths and self._class_depths[-1] == len(self._scopes):
+            # A class-body declaration (`http: httpx.Client`) types `self.http`.
+            if isinstance(target, cst.Name) and type_name is not None:
+                self._class_attrs[-1][target.value] = type_name
+        elif value is not None or type_name is not None:  # `x: int` alone binds nothing
+            self._assign_to(target, type_name)
 
     def _module(self, value: cst.BaseExpression) -> str | None:
         """A module (or an attribute of one) held in a variable or attribute, as its imports

@@ -304,7 +304,7 @@ def framework_stop(scope: RetryScope) -> str | None:
         return None
     arg = config.get("stop")
     if arg is None:
-        return _KNOWN.get(construct.entry.get("defaults", {}).get("stop"))
+        return None if "inferred" in config else _KNOWN.get(construct.entry.get("defaults", {}).get("stop"))
     never = {str(value) for value in construct.all_roles["stop"].get("never", ())}
     return NEVER if source(arg.value) in never else LIMITED
 
@@ -313,7 +313,7 @@ def framework_wait(scope: RetryScope) -> str | None:
     config, construct = scope.config, scope.construct
     if "opaque" in config:
         return None
-    default = _KNOWN.get(construct.entry.get("defaults", {}).get("wait"))
+    default = None if "inferred" in config else _KNOWN.get(construct.entry.get("defaults", {}).get("wait"))
     jitter, growth, wait = config.get("jitter"), config.get("growth"), config.get("wait")
     if jitter is not None and not (calls.is_none(jitter.value) or calls.is_false(jitter.value)):
         return VARIES

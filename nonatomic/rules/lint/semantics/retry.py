@@ -73,7 +73,10 @@ class Construct:
         entry = self.entry
         if call is not None and calls.has_star_kwargs(call) and (entry.get("when") or entry.get("policy")):
             return None  # `**options` may or may not switch the retry on: silent
-        given = lambda name: calls.keyword(call, name) if call is not None else None  # noqa: E731
+
+        def given(name: str) -> cst.Arg | None:
+            return calls.keyword(call, name) if call is not None else None
+
         if entry.get("when") and not any(_on(given(name)) for name in entry["when"]):
             return None
         if any((arg := given(name)) is not None and calls.is_false(arg.value) for name in entry.get("disabled_by", ())):
@@ -95,6 +98,13 @@ class Construct:
 
     def scope_label(self, name: str | None, prefix: str = "") -> str:
         return self.label if "`" in (self.label or "") else f"{self.label} `{prefix}{name}`"
+
+
+def _inferred(config: dict[str, cst.Arg], name: str | None, construct: Construct) -> None:
+    """A construct known by its last name and a keyword only (`@app.task(retries=3)` of an
+    app built elsewhere): its settings are read, its defaults are not assumed."""
+    if name not in construct.names:
+        config["inferred"] = cst.Arg(cst.Name("True"))
 
 
 def _on(arg: cst.Arg | None) -> bool:
@@ -456,6 +466,7 @@ class _Resolver:
             if construct is not None and construct.label is not None:
                 config = construct.settings(call, self._callee) if "decorator" in construct.forms else None
                 if config is not None:
+                    _inferred(config, name, construct)
                     shown = dotted_name(call.func if call is not None else decorator.decorator) or name
                     scope = RetryScope("decorator", construct.scope_label(shown, "@"), decorator, construct.library,
                                        config, construct=construct)
@@ -568,9 +579,8 @@ class _Resolver:
                     self._handled(site, construct, spec)
 
     def _mounted(self, site: CallSite, construct: Construct, spec: dict[str, Any]) -> None:
-        plain = calls.positional(site.node)
         adapter_arg = calls.argument(site.node, ("adapter",), 1)
-        if adapter_arg is None or len(plain) < 1:
+        if adapter_arg is None:
             return
         for adapter in self._values(adapter_arg.value, site.function):
             if not isinstance(adapter, cst.Call) or self._callee(adapter) not in spec["adapters"]:
@@ -701,6 +711,7 @@ class _Resolver:
             config = construct.settings(site.node, self._callee) if "helper" in construct.forms else None
             if config is None:
                 return None, None
+            _inferred(config, site.callee, construct)
             label = construct.scope_label(site.dotted or _last(site.callee))
             return RetryScope("helper", label, site.node, construct.library, config, construct=construct), \
                 construct.callable

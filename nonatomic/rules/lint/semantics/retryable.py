@@ -90,6 +90,8 @@ def retries_on(scope: RetryScope) -> RetriesOn | None:
         return None  # a policy out of sight, or one that names what it does not retry
     if scope.construct is not None and scope.construct.entry.get("policy_elsewhere"):
         return None
+    if "inferred" in scope.config and "predicate" not in scope.config:
+        return None  # known by a keyword only: its default is not assumed
     predicate = scope.config.get("predicate")
     if predicate is None:
         return RetriesOn(True) if scope.library in pack()["default_retries_all"] else None
