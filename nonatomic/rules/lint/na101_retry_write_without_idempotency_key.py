@@ -52,6 +52,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     (`ConnectError`, `ConnectTimeout`) cannot repeat a side effect and is not
     flagged.
 
+    ## Severity
+    An error when both links are seen at the site: a known write (the tool
+    registry's table, a known SDK write, an HTTP write to a host that is not
+    local, a write verb on an external client, a tool named for its write) in a
+    known retry (a retry construct, or a loop that counts its attempts).  When a
+    link is inferred (the write is reached through a module function, guessed
+    from an overloaded verb, or the loop was taken for a retry from its shape)
+    the finding is `info`, and its message names the chain ("`_submit(...)` is a
+    write (it calls `requests.post`)").
+
     ## Example
     ```python
     import stripe

@@ -50,6 +50,11 @@ class RetryOnNonRetryable(LintRule):
     Retrying a read on anything is harmless and is not flagged; catching
     `ConnectionError`, timeouts, 429 or 5xx is what a retry is for.
 
+    ## Severity
+    A warning when the write and the retry are seen at the site; `info` when
+    the write is reached through a module function or the loop was taken for a
+    retry from its shape alone (a `while` loop with no attempt count).
+
     ## Example
     ```python
     import requests

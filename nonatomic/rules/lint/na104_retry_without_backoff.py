@@ -57,6 +57,11 @@ class RetryWithoutBackoff(LintRule):
     operators blocked the agent pool. Exponential backoff spreads attempts out
     in time; jitter spreads the clients apart.
 
+    ## Severity
+    A warning for a retry construct or a loop that counts its attempts; `info`
+    for a loop taken for a retry from its shape alone (a `while` loop with no
+    attempt count), which the message says.
+
     ## Example
     ```python
     import time

@@ -50,6 +50,11 @@ class UnboundedRetry(LintRule):
     worker pool filled with steps that would never finish, and the backlog
     only drained when the pods were restarted.
 
+    ## Severity
+    A warning for a retry construct without a stop; `info` for a loop taken
+    for a retry from its shape alone (a `while` loop with no attempt count),
+    which the message says.
+
     ## Example
     ```python
     from tenacity import retry

@@ -66,6 +66,11 @@ class FailureCachedAsResult(LintRule):
     a failure in a metrics counter or writing it to a log or error record
     (`self.errors[key] = exc`) is not a result cache and is not flagged.
 
+    ## Severity
+    An error when the store is named a cache (`idempotency`, `cache`,
+    `dedupe`, `replay`, `memo`); a warning when it is named only like a result
+    store (`results`, `responses`, `outcome`).
+
     ## Example
     ```python
     def charge(order, idem_key):

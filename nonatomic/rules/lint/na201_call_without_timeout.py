@@ -47,6 +47,12 @@ class CallWithoutTimeout(LintRule):
     own `http_client`, nor an `aiohttp.ClientSession` whose every request in the
     function passes its own `timeout=`.
 
+    ## Severity
+    An error for a network call that waits forever (requests, urlopen, SMTP,
+    sockets, httpx with `timeout=None`); a warning for calls that hang only when
+    a child process, a worker or a queue the module fills misbehaves, and for
+    clients with a long default (LLM SDKs' 10 minutes, aiohttp's 5).
+
     ## Example
     ```python
     import requests

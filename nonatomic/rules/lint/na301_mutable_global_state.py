@@ -62,6 +62,13 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     True`): a lazy-init check-then-set races when two requests arrive at once.
     Rebindings under a lock (double-checked locking) are not.
 
+    ## Severity
+    One finding per global, at its first mutation; its other sites are
+    related locations (SARIF `relatedLocations`, "(and N more)" in the message).
+    A warning when the state is keyed by or named for per-request data (user,
+    session, conversation, request, order, customer, tenant, chat, message...);
+    process-wide memos, lazy singletons, registries and config setters are `info`.
+
     ## Example
     ```python
     _last_payload = {}

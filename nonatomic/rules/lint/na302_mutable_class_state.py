@@ -63,6 +63,11 @@ class MutableClassState(state.ScopeTracker, LintRule):
     Only classes indented by one level (module-level classes) are looked at,
     and only attributes defined in the class itself (not in a base class).
 
+    ## Severity
+    One finding per class attribute, at its first mutation, with the other
+    sites as related locations; a warning when it holds per-request data (see
+    NA301), `info` otherwise.
+
     ## Example
     ```python
     class SupportAgent:
