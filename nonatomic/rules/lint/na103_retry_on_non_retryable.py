@@ -151,6 +151,15 @@ class RetryOnNonRetryable(LintRule):
                                                     retry_policy=RetryPolicy(maximum_attempts=5,
                                                                              non_retryable_error_types=["CardDeclined"]))
         """),
+        # The predicate comes from a helper through `**kwargs`: unknown, not missing.
+        dedent("""
+            from tenacity import Retrying
+
+            def create_charge(client, body, retry_kwargs):
+                for attempt in Retrying(**retry_kwargs):
+                    with attempt:
+                        return client.charges.create(body)
+        """),
     ]
     INVALID = [
         Invalid(
