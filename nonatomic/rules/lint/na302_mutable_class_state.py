@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from textwrap import dedent
 
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import state
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.tree import walk
 
 # Classes whose body attributes are not shared mutable state of instances.
 _NOT_PLAIN_CLASSES = frozenset(
@@ -133,37 +135,50 @@ class MutableClassState(state.ScopeTracker, LintRule):
             "class A:\n    items = []\n    def __init__(self):\n        object.__setattr__(self, 'items', [])\n"
             "    def f(self):\n        self.items.append(1)\n"
         ),
+        # A registry filled by a nested decorator factory: `_register()` returns `_inner(fun)`.
+        dedent("""
+            class Panel:
+                data = {}
+                meta = {}
+
+                @classmethod
+                def _register(cls, name=None, alias=None):
+                    def _inner(fun):
+                        control_name = name or fun.__name__
+                        cls.data[control_name] = fun
+                        cls.meta[control_name] = (alias, fun.__doc__)
+                        if alias:
+                            cls.data[alias] = fun
+                        return fun
+                    return _inner
+        """),
     ]
     INVALID = [
         Invalid("class Agent:\n    messages = []\n    def ask(self, m):\n        self.messages.append(m)\n", line=4),
-        Invalid("class Cache:\n    _store = {}\n    def put(self, k, v):\n        self._store[k] = v\n", line=4),
-        Invalid("class Cache:\n    _store = dict()\n    def drop(self, k):\n        del self._store[k]\n", line=4),
-        Invalid("class A:\n    items = []\n    def f(self):\n        self.items += [1]\n", line=4),
-        Invalid("class A:\n    seen = set()\n    @classmethod\n    def mark(cls, k):\n        cls.seen.add(k)\n", line=5),
+        Invalid("class Cache:\n    _store = {}\n    def put(self, k, v):\n        self._store[k] = v\n", line=4, severity="info"),
+        Invalid("class Cache:\n    _store = dict()\n    def drop(self, k):\n        del self._store[k]\n", line=4, severity="info"),
+        Invalid("class A:\n    items = []\n    def f(self):\n        self.items += [1]\n", line=4, severity="info"),
+        Invalid("class A:\n    seen = set()\n    @classmethod\n    def mark(cls, k):\n        cls.seen.add(k)\n", line=5, severity="info"),
         Invalid(
             "from typing import ClassVar\nclass A:\n    runs: ClassVar[dict] = {}\n    def f(self, r):\n        self.runs[r] = 1\n",
-            line=5,
-        ),
+            line=5, severity="info"),
         # No base class: an annotated default is a plain class attribute.
-        Invalid("class A:\n    items: list[str] = []\n    def f(self):\n        self.items.append('x')\n", line=4),
+        Invalid("class A:\n    items: list[str] = []\n    def f(self):\n        self.items.append('x')\n", line=4, severity="info"),
         # An unannotated attribute of a dataclass is not a field.
         Invalid(
             "from dataclasses import dataclass\n@dataclass\nclass A:\n    x: int = 0\n    log = []\n"
             "    def f(self):\n        self.log.append(self.x)\n",
-            line=7,
-        ),
+            line=7, severity="info"),
         Invalid(
             "from collections import defaultdict\nclass A:\n    calls = defaultdict(list)\n"
             "    def f(self, u):\n        self.calls[u].append(1)\n",
-            line=5,
-        ),
+            line=5, severity="info"),
         # Inside a closure of a method: still the shared object.
         Invalid(
             "class A:\n    results = []\n    def run(self):\n        def done(r):\n            self.results.append(r)\n        return done\n",
-            line=5,
-        ),
+            line=5, severity="info"),
         # Stored per-request values, not registered callables.
-        Invalid("class A:\n    _by_run = {}\n    def register(self, run_id, result):\n        self._by_run[run_id] = result\n", line=4),
+        Invalid("class A:\n    _by_run = {}\n    def register(self, run_id, result):\n        self._by_run[run_id] = result\n", line=4, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -181,17 +196,28 @@ class MutableClassState(state.ScopeTracker, LintRule):
     def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
         super().leave_ClassDef_body(node)
         info = self._classes.pop()
+        # One finding per attribute, at its first mutation; the others are related locations.
+        sites: dict[str, list[tuple[cst.CSTNode, cst.FunctionDef]]] = {}
         for mutation, name, method in info.mutations:
-            if name in info.shadowed or name in info.registries:
+            if name in info.shadowed or name in info.registries or state.shared_on_purpose(method):
                 continue
+            if not state.once_flag(name):
+                sites.setdefault(name, []).append((mutation, method))
+        for name, found in sites.items():
+            found.sort(key=lambda site: self.line_of(site[0]))
+            mutation, method = found[0]
             kind, statement = info.attributes[name]
             line = self.line_of(statement)
+            keys = {key for site in found for key in _key_names(site[0])}
             self.report(
                 mutation,
                 f"`{node.name.value}.{method.name.value}()` mutates class-level {kind} `{name}` "
                 f"(defined at line {line}) through `{_self_name(method)}`: one object shared by every "
                 f"instance, so every request and run sees it; give each instance its own "
-                f"(`self.{name} = ...` in `__init__`, or `field(default_factory=...)`)",
+                f"(`self.{name} = ...` in `__init__`, or `field(default_factory=...)`)"
+                + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""),
+                severity=None if state.holds_request_data({name} | keys) else "info",
+                related=tuple(site[0] for site in found[1:]),
             )
 
     def _attributes(self, node: cst.ClassDef) -> dict[str, tuple[str, cst.CSTNode]]:
@@ -301,9 +327,27 @@ class MutableClassState(state.ScopeTracker, LintRule):
         if name is None or name not in info.attributes:
             return
         function = self.innermost_function()
-        if state.stores_callable_parameter(node, function) or _registers(method):
+        # A decorator factory's inner function (`def _inner(fun): cls.data[n] = fun; return fun`)
+        # registers whatever it is applied to.
+        inner = isinstance(function, cst.FunctionDef) and function is not method and _registers(function)
+        if state.stores_callable_parameter(node, function) or _registers(method) or inner:
             info.registries.add(name)
         info.mutations.append((node, name, method))
+
+
+def _key_names(node: cst.CSTNode) -> set[str]:
+    """Names in what a mutation keys or fills (`self._by_user[user_id] = ...`): what it holds."""
+    if isinstance(node, cst.Call):
+        values = [arg.value for arg in node.args[:1]]
+    else:
+        values = [
+            element.slice.value
+            for sub in walk.subtree(node)
+            if isinstance(sub, cst.Subscript)
+            for element in sub.slice
+            if isinstance(element.slice, cst.Index)
+        ]
+    return {n.value for value in values for n in walk.subtree(value) if isinstance(n, cst.Name)}
 
 
 def _registers(method: cst.FunctionDef) -> bool:

@@ -28,7 +28,7 @@ _CONSTRUCTORS = {
 
 # Parameter names (after underscores are dropped) and annotation endings that hold a function or class.
 _CALLABLE_WORDS = (
-    "fn", "func", "function", "callback", "handler", "hook", "factory", "cls", "class",
+    "fn", "fun", "func", "function", "callback", "handler", "hook", "factory", "cls", "class",
     "klass", "plugin", "translator", "decorator", "wrapped", "decorated", "method", "tool",
 )
 _CALLABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__"})
