@@ -106,8 +106,9 @@ CATALOGUE: tuple[Entry, ...] = (
         "NA101", "retry-write-without-idempotency-key", "error",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
     ),
-    # A key is volatile only per attempt of a retried write: NA102 needs a retry construct too.
-    Entry("NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings, gate=_always(gates.retry_construct)),
+    # A key is volatile only per attempt of a retried write: NA102 needs a retry construct too,
+    # or a tool call's id (the agent's own retry is a new call).
+    Entry("NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings, gate=_always(gates.retried_or_call_id)),
     Entry(
         "NA103", "retry-on-non-retryable", "warning",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),

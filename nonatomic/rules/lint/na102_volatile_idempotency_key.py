@@ -24,7 +24,8 @@ class VolatileIdempotencyKey(LintRule):
     carrying such a field (`"ts": time.time()`) or reads the clock itself; and a
     framework's id of the tool call (`ctx.tool_call_id`, `call_id`) when the
     retry is the agent running the tool again (pydantic-ai `ModelRetry`, an agno
-    run retried): each run is a new call with a new id.
+    run retried) or a tool's key comes from its own call id (LangChain's
+    `InjectedToolCallId`): each call the agent makes again has a new id.
 
     ## Why is this bad?
     The provider deduplicates by key: a second request with the same key is
@@ -215,6 +216,17 @@ class VolatileIdempotencyKey(LintRule):
                 """,
             line=11,
         ),
+        # A LangChain tool keyed by its injected call id: the agent's retry is a new call.
+        Invalid(dedent("""
+            from typing import Annotated
+
+            from langchain_core.tools import InjectedToolCallId, tool
+
+            @tool
+            def refund_order(order_id: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
+                "Refund an order."
+                return PAYMENTS.refunds.create(order=order_id, idempotency_key=tool_call_id).id
+        """), line=9),
         # The agent runs the tool again after ModelRetry: a new call, a new tool_call_id.
         Invalid("""
 
@@ -252,6 +264,28 @@ class VolatileIdempotencyKey(LintRule):
             inner = model.target_function(retried.target, retried.function)
             if inner is not None and retried.site is not None:
                 self._inside(inner, retried, finder, model)
+        for group in model.functions.values():
+            for facts in group:
+                if facts.tool_name:
+                    self._tool_call_ids(facts, finder)
+
+    def _tool_call_ids(self, facts: FunctionFacts, finder: VolatileFinder) -> None:
+        """A tool keyed by its own call's id: the agent's retry of a failed or timed-out
+        call is a new call, with a new id."""
+        for site in facts.sites:
+            key = self._key(site.node, facts)
+            if key is None or id(key) in self.reported:
+                continue
+            found = [s for s in finder.sources(key, facts) if s.call_id]
+            if found and self.registry.write_of(site.node.func, callee=site.callee, carrier=site.node,
+                                                where=facts, model=finder.model) is not None:
+                self.reported.add(id(key))
+                self.report(
+                    key,
+                    f"idempotency key built from {found[0].shown} in tool `{facts.tool_name}`: when the agent "
+                    "calls the tool again after a timeout or an error, that is a new call with a new id, and "
+                    "the provider takes it for a new operation; derive the key from the business operation",
+                )
 
     def _inside(self, facts: FunctionFacts, retried: Retried, finder: VolatileFinder, model: ModuleModel) -> None:
         """A retried module function runs whole on every attempt: so does the key its write mints."""

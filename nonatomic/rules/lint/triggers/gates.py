@@ -166,6 +166,21 @@ def retry_construct(index: SyntaxIndex) -> bool:
     return any(_retry_shaped(loop, index, names.sleeps) for loop in loops)
 
 
+def retried_or_call_id(index: SyntaxIndex) -> bool:
+    """NA102: a retry construct, or a framework's id of a tool call (`ctx.tool_call_id`),
+    which is new whenever the agent issues the call again."""
+    ids = _call_ids()
+    return any(
+        (node.attr if isinstance(node, ast.Attribute) else node.id) in ids
+        for node in index.of(ast.Attribute, ast.Name)
+    ) or retry_construct(index)
+
+
+@lru_cache(maxsize=None)
+def _call_ids() -> frozenset[str]:
+    return frozenset(load_pack("tools")["call_ids"])
+
+
 @dataclass(frozen=True)
 class _RetryNames:
     constructs: frozenset[str]
