@@ -217,16 +217,17 @@ class VolatileIdempotencyKey(LintRule):
             line=11,
         ),
         # A LangChain tool keyed by its injected call id: the agent's retry is a new call.
-        Invalid(dedent("""
-            from typing import Annotated
+        Invalid("""
 
-            from langchain_core.tools import InjectedToolCallId, tool
+                from typing import Annotated
 
-            @tool
-            def refund_order(order_id: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
-                "Refund an order."
-                return PAYMENTS.refunds.create(order=order_id, idempotency_key=tool_call_id).id
-        """), line=9),
+                from langchain_core.tools import InjectedToolCallId, tool
+
+                @tool
+                def refund_order(order_id: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
+                    "Refund an order."
+                    return PAYMENTS.refunds.create(order=order_id, idempotency_key=tool_call_id).id
+                """, line=9),
         # The agent runs the tool again after ModelRetry: a new call, a new tool_call_id.
         Invalid("""
 
