@@ -9,6 +9,7 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 from nonatomic.rules.lint.semantics.names import words
+from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.pending import catches_timeout, handles_tasks, is_passive
 from nonatomic.rules.lint.tree import walk
 
@@ -48,6 +49,7 @@ class _Frame:
     loops: list[set[str]] = field(default_factory=list)  # names bound so far in each enclosing loop
     pools: int = 0  # enclosing `with ThreadPoolExecutor() as ex:` blocks: leaving one waits for its work
     node: cst.CSTNode | None = None  # the function (or module)
+    deadlines: list[bool] = field(default_factory=list)  # enclosing `while`s: tested against a clock?
     _cleanup: bool | None = None
 
     def cleans_up(self) -> bool:
@@ -390,6 +392,19 @@ class TimeoutWithoutCancel(LintRule):
                     except TimeoutError:
                         return []
             """,
+        # A re-wait loop until a deadline: what is still pending is waited for again.
+        """
+            import asyncio
+
+            async def drain(deadline):
+                loop = asyncio.get_event_loop()
+                while loop.time() < deadline:
+                    await asyncio.sleep(0)
+                    pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
+                    if not pending:
+                        break
+                    await asyncio.wait(pending, timeout=max(0, deadline - loop.time()))
+            """,
     ]
 
     INVALID = [
@@ -554,9 +569,11 @@ class TimeoutWithoutCancel(LintRule):
 
     def visit_While(self, node: cst.While) -> None:
         self.frames[-1].loops.append(set())
+        self.frames[-1].deadlines.append(_clocked(node.test))
 
     def leave_While(self, original_node: cst.While) -> None:
         self.frames[-1].loops.pop()
+        self.frames[-1].deadlines.pop()
 
     def visit_TryStar_body(self, node: cst.TryStar) -> None:
         self.frames[-1].tries.append(node)
@@ -619,6 +636,8 @@ class TimeoutWithoutCancel(LintRule):
         elif target is not None:
             return  # `result = await wait(...)`: followed no further
         frame = self.frames[-1]
+        if any(frame.deadlines):
+            return  # `while loop.time() < deadline: ... wait(pending, timeout=left)`: waits again
         waited = _unconverted(plain[0].value)
         if isinstance(waited, cst.Name) and isinstance(_unconverted(frame.assigned.get(waited.value)), cst.Attribute):
             return  # a snapshot of a registry the object keeps: `tasks = tuple(self._tasks)`
@@ -700,6 +719,14 @@ class TimeoutWithoutCancel(LintRule):
                     "nor records its outcome as unknown: its side effects may land after the caller moved on",
                 )
             return
+
+
+def _clocked(test: cst.BaseExpression) -> bool:
+    """A loop test that reads a clock: the loop goes round until a deadline."""
+    return any(
+        isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in load_pack("retry")["clocks"]
+        for node in walk.subtree(test)
+    )
 
 
 def _stops(call: cst.Call) -> bool:

@@ -727,7 +727,8 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             names = [name for name, _ in group]
             others = [site[0] for _, found in group for site in found[1:] if site[0] is not node]
             keys = {key for name, found in group for site in found for key in self._key_names(site[0], name)}
-            hazard = state.holds_request_data({*names, *keys})
+            # A `global` rebinding is a singleton, a flag or a setting, never a keyed store.
+            hazard = not rebinding and state.holds_request_data({*names, *keys})
             message = self._global_message(names, function) if rebinding else self._mutation_message(names[0], function)
             self.report(
                 node,

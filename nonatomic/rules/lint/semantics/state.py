@@ -413,8 +413,8 @@ class ScopeTracker:
 REQUEST_WORDS = frozenset({
     "user", "users", "session", "sessions", "conversation", "conversations", "request",
     "requests", "order", "orders", "customer", "customers", "tenant", "tenants", "chat",
-    "chats", "account", "accounts", "cart", "carts", "payment", "payments", "thread", "threads",
-    "message", "messages", "ticket", "tickets", "conversation_id",
+    "chats", "account", "accounts", "cart", "carts", "payment", "payments", "message", "messages",
+    "ticket", "tickets",
 })
 # Flags that make a warning or a log line appear once per process: shared on purpose.
 _ONCE_WORDS = frozenset({"warn", "warned", "warning", "warnings", "logged", "shown", "printed", "once",
