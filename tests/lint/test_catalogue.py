@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import ast
 import pkgutil
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -229,3 +231,14 @@ def test_readme_table_of_what_is_recognised_is_generated_from_the_packs():
         "README.md is out of date: replace its table with the output of "
         "`python -c 'from nonatomic.rules.lint.semantics.recognised import table; print(table())'`"
     )
+
+
+def test_rule_test_files_are_named_for_one_rule_and_cover_it_only():
+    # test_<rule module>.py; tests of several rules together are named for the code they lint
+    modules = {entry.module.rpartition(".")[2]: entry.code for entry in CATALOGUE}
+    files = sorted(Path(__file__).parent.glob("test_na*.py"))
+    assert files
+    for path in files:
+        rule = path.stem.removeprefix("test_")
+        assert rule in modules, f"{path.name}: name it test_<rule module>.py"
+        assert set(re.findall(r"\bNA\d{3}\b", path.read_text("utf-8"))) == {modules[rule]}, path.name

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from textwrap import dedent
 
 import libcst as cst
 
@@ -52,6 +51,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     (`ConnectError`, `ConnectTimeout`) cannot repeat a side effect and is not
     flagged.
 
+    ## Severity
+    An error when both links are seen at the site: a known write (the tool
+    registry's table, a known SDK write, an HTTP write to a host that is not
+    local, a write verb on an external client, a tool named for its write) in a
+    known retry (a retry construct, or a loop that counts its attempts).  When a
+    link is inferred (the write is reached through a module function, guessed
+    from an overloaded verb, or the loop was taken for a retry from its shape)
+    the finding is `info`, and its message names the chain ("`_submit(...)` is a
+    write (it calls `requests.post`)").
+
     ## Example
     ```python
     import stripe
@@ -91,99 +100,176 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
     VALID = [
         # The key is a keyword, a header, or a payload field.
-        (
-            "import stripe\nfrom tenacity import retry\n\n@retry\ndef refund(order):\n"
-            "    stripe.Refund.create(payment_intent=order.pi, idempotency_key=f'refund-{order.id}')\n"
-        ),
-        (
-            "import requests\nfrom tenacity import retry, stop_after_attempt\n\n"
-            "@retry(stop=stop_after_attempt(3))\ndef open_ticket(body, key):\n"
-            "    headers = {'Idempotency-Key': key}\n"
-            "    return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=10)\n"
-        ),
-        (
-            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException, max_tries=5)\n"
-            "def create_order(cart):\n    payload = dict(items=cart.items)\n    payload['dedupe_key'] = cart.id\n"
-            "    return requests.post(URL, json=payload, timeout=5)\n"
-        ),
+        """
+            import stripe
+            from tenacity import retry
+
+            @retry
+            def refund(order):
+                stripe.Refund.create(payment_intent=order.pi, idempotency_key=f'refund-{order.id}')
+            """,
+        """
+            import requests
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            def open_ticket(body, key):
+                headers = {'Idempotency-Key': key}
+                return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=10)
+            """,
+        """
+            import backoff, requests
+
+            @backoff.on_exception(backoff.expo, requests.RequestException, max_tries=5)
+            def create_order(cart):
+                payload = dict(items=cart.items)
+                payload['dedupe_key'] = cart.id
+                return requests.post(URL, json=payload, timeout=5)
+            """,
         # A read may be retried.
-        "from tenacity import retry\n\n@retry\ndef load(client, order_id):\n    return client.orders.get(order_id)\n",
+        """
+            from tenacity import retry
+
+            @retry
+            def load(client, order_id):
+                return client.orders.get(order_id)
+            """,
         # Iteration over work, not a retry.
-        (
-            "import time\n\ndef notify_all(mailer, users):\n    for user in users:\n        try:\n"
-            "            mailer.send_email(user.email, 'hi')\n        except OSError:\n            time.sleep(1)\n"
-            "            continue\n"
-        ),
+        """
+            import time
+
+            def notify_all(mailer, users):
+                for user in users:
+                    try:
+                        mailer.send_email(user.email, 'hi')
+                    except OSError:
+                        time.sleep(1)
+                        continue
+            """,
         # Index iteration with a counter is iteration too.
-        (
-            "import time\n\ndef push(api, batches):\n    for i in range(len(batches)):\n        try:\n"
-            "            api.create_batch(batches[i])\n        except OSError:\n            time.sleep(1)\n"
-        ),
+        """
+            import time
+
+            def push(api, batches):
+                for i in range(len(batches)):
+                    try:
+                        api.create_batch(batches[i])
+                    except OSError:
+                        time.sleep(1)
+            """,
         # A worker loop goes on after a success: not a retry.
-        (
-            "import time\n\ndef heartbeat(api):\n    while True:\n        try:\n            api.post_heartbeat()\n"
-            "        except OSError:\n            pass\n        time.sleep(10)\n"
-        ),
+        """
+            import time
+
+            def heartbeat(api):
+                while True:
+                    try:
+                        api.post_heartbeat()
+                    except OSError:
+                        pass
+                    time.sleep(10)
+            """,
         # Container and in-process look-alikes inside a retry.
-        (
-            "from tenacity import retry\n\n@retry\ndef step(state, cache, lock, items, logger):\n"
-            "    state.update({'n': 1})\n    cache.set('k', 1)\n    items.append(1)\n    lock.release()\n"
-            "    logger.info('sent')\n    return dict(a=1)\n"
-        ),
+        """
+            from tenacity import retry
+
+            @retry
+            def step(state, cache, lock, items, logger):
+                state.update({'n': 1})
+                cache.set('k', 1)
+                items.append(1)
+                lock.release()
+                logger.info('sent')
+                return dict(a=1)
+            """,
         # Connection errors happen before the request is sent.
-        (
-            "import httpx\nfrom tenacity import retry, retry_if_exception_type\n\n"
-            "@retry(retry=retry_if_exception_type(httpx.ConnectError))\ndef send(client, body):\n"
-            "    return client.post('https://hooks.example.com/x', json=body)\n"
-        ),
+        """
+            import httpx
+            from tenacity import retry, retry_if_exception_type
+
+            @retry(retry=retry_if_exception_type(httpx.ConnectError))
+            def send(client, body):
+                return client.post('https://hooks.example.com/x', json=body)
+            """,
         # A local service is not an external side effect.
-        (
-            "import requests\nfrom tenacity import retry\n\n@retry\ndef warm():\n"
-            "    requests.post('http://localhost:8080/warmup', timeout=2)\n"
-        ),
+        """
+            import requests
+            from tenacity import retry
+
+            @retry
+            def warm():
+                requests.post('http://localhost:8080/warmup', timeout=2)
+            """,
         # A handler that always re-raises stops the loop: no retry.
-        (
-            "def charge_once(gateway, card):\n    for attempt in range(3):\n        try:\n"
-            "            return gateway.charge(card)\n        except Exception:\n            raise\n"
-        ),
+        """
+            def charge_once(gateway, card):
+                for attempt in range(3):
+                    try:
+                        return gateway.charge(card)
+                    except Exception:
+                        raise
+            """,
         # Polling a read until it is visible.
-        (
-            "import time\n\ndef wait_done(api, job_id):\n    while True:\n        job = api.get_job(job_id)\n"
-            "        if job.done:\n            return job\n        time.sleep(5)\n"
-        ),
+        """
+            import time
+
+            def wait_done(api, job_id):
+                while True:
+                    job = api.get_job(job_id)
+                    if job.done:
+                        return job
+                    time.sleep(5)
+            """,
         # `.with_retry()` on a chain of model calls, not on a write tool.
-        "def build(prompt, llm):\n    return (prompt | llm).with_retry(stop_after_attempt=3)\n",
+        """
+            def build(prompt, llm):
+                return (prompt | llm).with_retry(stop_after_attempt=3)
+            """,
         # A key parameter of the module's own tool reaches its write.
-        (
-            "import stripe\nfrom tenacity import retry\n\ndef refund_payment(pi, idempotency_key):\n"
-            "    return stripe.Refund.create(payment_intent=pi, idempotency_key=idempotency_key)\n\n"
-            "@retry\ndef handle(pi, key):\n    refund_payment(pi, key)\n"
-        ),
+        """
+            import stripe
+            from tenacity import retry
+
+            def refund_payment(pi, idempotency_key):
+                return stripe.Refund.create(payment_intent=pi, idempotency_key=idempotency_key)
+
+            @retry
+            def handle(pi, key):
+                refund_payment(pi, key)
+            """,
         # Each round creates something else: the handler changes the name it sends.
-        (
-            "def create_branch(repo, name, sha):\n    candidate = name\n    for i in range(100):\n        try:\n"
-            "            return repo.create_git_ref(ref=f'refs/heads/{candidate}', sha=sha)\n"
-            "        except GithubException as e:\n            if e.status != 422:\n                raise\n"
-            "            candidate = f'{name}_v{i + 1}'\n"
-        ),
+        """
+            def create_branch(repo, name, sha):
+                candidate = name
+                for i in range(100):
+                    try:
+                        return repo.create_git_ref(ref=f'refs/heads/{candidate}', sha=sha)
+                    except GithubException as e:
+                        if e.status != 422:
+                            raise
+                        candidate = f'{name}_v{i + 1}'
+            """,
         # Framework retries around keyed writes, and framework settings that retry nothing.
-        dedent("""
+        """
+
             from celery import shared_task
             import stripe
 
             @shared_task(autoretry_for=(stripe.error.APIConnectionError,), retry_backoff=True)
             def refund(order_id, charge_id):
                 stripe.Refund.create(charge=charge_id, idempotency_key=f"refund-{order_id}")
-        """),
-        dedent("""
+            """,
+        """
+
             from celery import shared_task
 
             @shared_task(bind=True, max_retries=3)  # no autoretry_for, no self.retry: never retried
             def send_receipt(self, mailer, order):
                 mailer.send_email(order.email, "receipt")
-        """),
+            """,
         # Task queues told not to retry, or not told to.
-        dedent("""
+        """
+
             import dramatiq
             from huey import RedisHuey
             from rq import Queue
@@ -200,15 +286,17 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
             def schedule(redis_conn, user):
                 Queue(connection=redis_conn).enqueue(send_welcome, user)
-        """),
-        dedent("""
+            """,
+        """
+
             from prefect import task
 
             @task(retries=0)
             def create_ticket(crm, body):
                 return crm.tickets.create(body)
-        """),
-        dedent("""
+            """,
+        """
+
             from pydantic_ai import Agent, ModelRetry
 
             agent = Agent("openai:gpt-4o")
@@ -219,27 +307,30 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     raise ModelRetry("not an address")  # raised before the write: nothing repeated
                 MAILER.send_email(to, body)
                 return "sent"
-        """),
+            """,
         # httpx's transport retries connection failures only, before a request is sent.
-        dedent("""
+        """
+
             import httpx
 
             client = httpx.Client(transport=httpx.HTTPTransport(retries=3), timeout=10)
 
             def open_ticket(body):
                 return client.post("https://crm.example.com/tickets", json=body)
-        """),
+            """,
         # stripe's own network retries send the idempotency key the SDK adds.
-        dedent("""
+        """
+
             import stripe
 
             stripe.max_network_retries = 2
 
             def refund(charge_id):
                 return stripe.Refund.create(charge=charge_id)
-        """),
+            """,
         # botocore retries with the ClientToken it fills; SQS FIFO deduplicates by id.
-        dedent("""
+        """
+
             import boto3
             from botocore.config import Config
 
@@ -252,9 +343,10 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             def enqueue(url, body, order_id):
                 sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="orders",
                                  MessageDeduplicationId=order_id)
-        """),
+            """,
         # urllib3's default Retry leaves POST alone; a rate-limit handler retries a refused request.
-        dedent("""
+        """
+
             import requests
             from requests.adapters import HTTPAdapter
             from urllib3.util.retry import Retry
@@ -268,373 +360,487 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             def notify(body):
                 session.post("https://hooks.example.com/x", json=body, timeout=5)
                 slack.chat_postMessage(channel="#ops", text=body["text"])
-        """),
+            """,
         # An MCP client calling a read tool by name.
-        dedent("""
+        """
+
             from tenacity import retry, stop_after_attempt, wait_random_exponential
 
             @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
             async def forecast(session, city):
                 return await session.call_tool("get_weather", {"city": city})
-        """),
+            """,
         # An OAuth device-code token poll (RFC 8628): the server sets the interval.
-        dedent("""
-        import asyncio, time
+        """
 
-        async def poll_for_token(self, device_code, interval=3.0, timeout=1800.0):
-            start = time.time()
-            while time.time() - start < timeout:
-                try:
-                    response = await self.http_client.post(
-                        f"{self.base_url}/oauth/device/token",
-                        data={"grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": device_code},
-                    )
-                    if response.status_code == 200:
-                        return response.json()
-                except Exception as e:
-                    print(f"Error polling for token: {e}")
-                await asyncio.sleep(interval)
-        """),
+            import asyncio, time
+
+            async def poll_for_token(self, device_code, interval=3.0, timeout=1800.0):
+                start = time.time()
+                while time.time() - start < timeout:
+                    try:
+                        response = await self.http_client.post(
+                            f"{self.base_url}/oauth/device/token",
+                            data={"grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": device_code},
+                        )
+                        if response.status_code == 200:
+                            return response.json()
+                    except Exception as e:
+                        print(f"Error polling for token: {e}")
+                    await asyncio.sleep(interval)
+            """,
         # An interactive loop: each round is what a person typed.
-        dedent("""
-        async def playground(browser_session, selector_map):
-            while True:
-                answer = input("index to click, or q: ")
-                if answer == "q":
-                    break
-                try:
-                    node = selector_map[int(answer)]
-                    await browser_session.event_bus.dispatch(ClickElementEvent(node=node))
-                except ValueError:
-                    print(f"Invalid input: {answer!r}")
-        """),
+        """
+
+            async def playground(browser_session, selector_map):
+                while True:
+                    answer = input("index to click, or q: ")
+                    if answer == "q":
+                        break
+                    try:
+                        node = selector_map[int(answer)]
+                        await browser_session.event_bus.dispatch(ClickElementEvent(node=node))
+                    except ValueError:
+                        print(f"Invalid input: {answer!r}")
+            """,
         # A reconnect loop: close the old session, connect a new one.
-        dedent("""
-        import asyncio
+        """
 
-        async def connect_to_new_endpoint(self):
-            while not self.closed:
-                try:
-                    if self.current_session is not None:
-                        await self.current_session.close()
-                    self.current_session = await self.aiohttp_client_session.ws_connect(self.wss_uri)
-                    self.current_session_monitor.cancel()
-                    return
-                except Exception as e:
-                    self.logger.exception(f"Failed to connect: {e}")
-                    await asyncio.sleep(self.ping_interval)
-        """),
+            import asyncio
+
+            async def connect_to_new_endpoint(self):
+                while not self.closed:
+                    try:
+                        if self.current_session is not None:
+                            await self.current_session.close()
+                        self.current_session = await self.aiohttp_client_session.ws_connect(self.wss_uri)
+                        self.current_session_monitor.cancel()
+                        return
+                    except Exception as e:
+                        self.logger.exception(f"Failed to connect: {e}")
+                        await asyncio.sleep(self.ping_interval)
+            """,
         # A readiness probe of a local server.
-        dedent("""
-        import time, requests
+        """
 
-        def wait_until_up(port):
-            while True:
-                try:
-                    requests.post(f"http://127.0.0.1:{port}/health", timeout=1)
-                    return
-                except requests.ConnectionError:
-                    time.sleep(0.5)
-        """),
+            import time, requests
+
+            def wait_until_up(port):
+                while True:
+                    try:
+                        requests.post(f"http://127.0.0.1:{port}/health", timeout=1)
+                        return
+                    except requests.ConnectionError:
+                        time.sleep(0.5)
+            """,
         # A Redis `WATCH` transaction aborted with `WatchError` was not applied.
-        dedent("""
-        from redis import WatchError
+        """
 
-        def enqueue_dependents(self, job, pipeline):
-            while True:
-                try:
-                    pipeline.watch(job.dependents_key)
-                    self.queue.enqueue_job(job, pipeline=pipeline)
-                    pipeline.execute()
-                    break
-                except WatchError:
-                    continue
-        """),
+            from redis import WatchError
+
+            def enqueue_dependents(self, job, pipeline):
+                while True:
+                    try:
+                        pipeline.watch(job.dependents_key)
+                        self.queue.enqueue_job(job, pipeline=pipeline)
+                        pipeline.execute()
+                        break
+                    except WatchError:
+                        continue
+            """,
         # Verify first: go round only when the first attempt provably did not land.
-        dedent("""
-        import time
+        """
 
-        def create_invoice(api, ref, body):
-            for attempt in range(3):
-                try:
-                    return api.create_invoice(body, reference=ref)
-                except TimeoutError:
-                    if api.get_invoice(ref):
-                        return api.get_invoice(ref)
-                    time.sleep(2 ** attempt)
-        """),
+            import time
+
+            def create_invoice(api, ref, body):
+                for attempt in range(3):
+                    try:
+                        return api.create_invoice(body, reference=ref)
+                    except TimeoutError:
+                        if api.get_invoice(ref):
+                            return api.get_invoice(ref)
+                        time.sleep(2 ** attempt)
+            """,
         # A model endpoint: inference, not a write.
-        dedent("""
-        import httpx
+        """
 
-        async def complete(client: httpx.AsyncClient, payload):
-            for attempt in range(3):
-                try:
-                    return await client.post("https://api.example.com/v1/chat/completions", json=payload)
-                except httpx.TimeoutException:
-                    continue
-        """),
+            import httpx
+
+            async def complete(client: httpx.AsyncClient, payload):
+                for attempt in range(3):
+                    try:
+                        return await client.post("https://api.example.com/v1/chat/completions", json=payload)
+                    except httpx.TimeoutException:
+                        continue
+            """,
     ]
     INVALID = [
         Invalid(
-            "import stripe\nfrom tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(3))\n"
-            "def refund(order):\n    return stripe.Refund.create(payment_intent=order.pi, amount=order.total)\n",
+            """
+                import stripe
+                from tenacity import retry, stop_after_attempt
+
+                @retry(stop=stop_after_attempt(3))
+                def refund(order):
+                    return stripe.Refund.create(payment_intent=order.pi, amount=order.total)
+                """,
             line=6,
         ),
         Invalid(
-            "import tenacity\n\n@tenacity.retry\ndef open_ticket(crm, body):\n    return crm.tickets.create(body)\n",
+            """
+                import tenacity
+
+                @tenacity.retry
+                def open_ticket(crm, body):
+                    return crm.tickets.create(body)
+                """,
             line=5,
         ),
         Invalid(
-            "from tenacity import Retrying, stop_after_attempt\n\ndef book(api, slot):\n"
-            "    for attempt in Retrying(stop=stop_after_attempt(3)):\n        with attempt:\n"
-            "            api.book_room(slot)\n",
+            """
+                from tenacity import Retrying, stop_after_attempt
+
+                def book(api, slot):
+                    for attempt in Retrying(stop=stop_after_attempt(3)):
+                        with attempt:
+                            api.book_room(slot)
+                """,
             line=6,
         ),
         Invalid(
-            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException)\n"
-            "def send_sms(to, text):\n    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)\n",
+            """
+                import backoff, requests
+
+                @backoff.on_exception(backoff.expo, requests.RequestException)
+                def send_sms(to, text):
+                    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
+                """,
             line=5,
         ),
         Invalid(
-            "import stamina, httpx\n\n@stamina.retry(on=httpx.HTTPError, attempts=3)\n"
-            "def pay(client, invoice):\n    return client.post('/payments', json=invoice)\n",
+            """
+                import stamina, httpx
+
+                @stamina.retry(on=httpx.HTTPError, attempts=3)
+                def pay(client, invoice):
+                    return client.post('/payments', json=invoice)
+                """,
             line=5,
         ),
         Invalid(
-            "from retrying import retry\n\n@retry(stop_max_attempt_number=3)\ndef cancel(api, order_id):\n"
-            "    api.cancel_order(order_id)\n",
+            """
+                from retrying import retry
+
+                @retry(stop_max_attempt_number=3)
+                def cancel(api, order_id):
+                    api.cancel_order(order_id)
+                """,
             line=5,
         ),
         Invalid(
-            "import time\n\ndef create(crm, payload):\n    for attempt in range(3):\n        try:\n"
-            "            return crm.create_ticket(payload)\n        except TimeoutError:\n"
-            "            time.sleep(2 ** attempt)\n",
+            """
+                import time
+
+                def create(crm, payload):
+                    for attempt in range(3):
+                        try:
+                            return crm.create_ticket(payload)
+                        except TimeoutError:
+                            time.sleep(2 ** attempt)
+                """,
             line=6,
         ),
         Invalid(
-            "def deploy(api, build):\n    done = False\n    while not done:\n        try:\n"
-            "            api.deploy_release(build)\n            done = True\n        except Exception:\n"
-            "            pass\n",
+            """
+                def deploy(api, build):
+                    done = False
+                    while not done:
+                        try:
+                            api.deploy_release(build)
+                            done = True
+                        except Exception:
+                            pass
+                """,
             line=5,
             severity="info",  # a `while` loop with no attempt count: taken for a retry from its shape
         ),
         Invalid(
-            "import time\n\ndef post_status(http, body):\n    for attempt in range(5):\n"
-            "        resp = http.post('https://api.example.com/status', json=body)\n"
-            "        if resp.status_code < 500:\n            return resp\n        time.sleep(1)\n",
+            """
+                import time
+
+                def post_status(http, body):
+                    for attempt in range(5):
+                        resp = http.post('https://api.example.com/status', json=body)
+                        if resp.status_code < 500:
+                            return resp
+                        time.sleep(1)
+                """,
             line=5,
         ),
         Invalid(
-            "import time\n\ndef call_with_retry(fn, attempts=3):\n    for i in range(attempts):\n        try:\n"
-            "            return fn()\n        except Exception:\n            time.sleep(1)\n\n"
-            "def open_ticket(crm, payload):\n    return call_with_retry(lambda: crm.create_ticket(payload))\n",
+            """
+                import time
+
+                def call_with_retry(fn, attempts=3):
+                    for i in range(attempts):
+                        try:
+                            return fn()
+                        except Exception:
+                            time.sleep(1)
+
+                def open_ticket(crm, payload):
+                    return call_with_retry(lambda: crm.create_ticket(payload))
+                """,
             line=11,
         ),
         Invalid(
-            "from langchain_core.tools import tool\n\n@tool\ndef refund_payment(order_id: str) -> str:\n"
-            "    '''Refund an order.'''\n    return PAYMENTS.refund(order_id)\n\n"
-            "safe_refund = refund_payment.with_retry(stop_after_attempt=3)\n",
+            """
+                from langchain_core.tools import tool
+
+                @tool
+                def refund_payment(order_id: str) -> str:
+                    '''Refund an order.'''
+                    return PAYMENTS.refund(order_id)
+
+                safe_refund = refund_payment.with_retry(stop_after_attempt=3)
+                """,
             line=8,
         ),
         Invalid(
-            "from langgraph.graph import StateGraph\nfrom langgraph.types import RetryPolicy\n\n"
-            "def send_invoice(state):\n    MAILER.send_email(state['to'], state['pdf'])\n    return state\n\n"
-            "builder = StateGraph(dict)\nbuilder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))\n",
+            """
+                from langgraph.graph import StateGraph
+                from langgraph.types import RetryPolicy
+
+                def send_invoice(state):
+                    MAILER.send_email(state['to'], state['pdf'])
+                    return state
+
+                builder = StateGraph(dict)
+                builder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))
+                """,
             line=5,
         ),
         # Task queues and workflow engines, as their users write them.
-        Invalid(dedent("""
-            from celery import shared_task
-            import requests
+        Invalid("""
 
-            @shared_task(autoretry_for=(requests.RequestException,), retry_backoff=True, max_retries=5)
-            def send_invoice(invoice_id):
-                requests.post("https://billing.example.com/invoices/send", json={"id": invoice_id}, timeout=10)
-        """), line=7),
-        Invalid(dedent("""
-            from proj.celery import app
+                from celery import shared_task
+                import requests
 
-            @app.task(bind=True, max_retries=3)
-            def charge_card(self, gateway, order):
-                try:
-                    return gateway.charge(order.card, order.total)
-                except gateway.Timeout as exc:
-                    raise self.retry(exc=exc, countdown=30)
-        """), line=7),
-        Invalid(dedent("""
-            from prefect import flow, task
+                @shared_task(autoretry_for=(requests.RequestException,), retry_backoff=True, max_retries=5)
+                def send_invoice(invoice_id):
+                    requests.post("https://billing.example.com/invoices/send", json={"id": invoice_id}, timeout=10)
+                """, line=7),
+        Invalid("""
 
-            @task(retries=3, retry_delay_seconds=[1, 10, 100])
-            def create_ticket(crm, body):
-                return crm.tickets.create(body)
-        """), line=6),
-        Invalid(dedent("""
-            import dramatiq
-            import requests
+                from proj.celery import app
 
-            @dramatiq.actor(max_retries=5)
-            def send_welcome(user_id):
-                requests.post("https://mail.example.com/send", json={"user": user_id}, timeout=5)
-        """), line=7),
-        Invalid(dedent("""
-            from huey import RedisHuey
+                @app.task(bind=True, max_retries=3)
+                def charge_card(self, gateway, order):
+                    try:
+                        return gateway.charge(order.card, order.total)
+                    except gateway.Timeout as exc:
+                        raise self.retry(exc=exc, countdown=30)
+                """, line=7),
+        Invalid("""
 
-            huey = RedisHuey("billing")
+                from prefect import flow, task
 
-            @huey.task(retries=3, retry_delay=10)
-            def refund(payments, order):
-                payments.refund(order.charge_id)
-        """), line=8),
+                @task(retries=3, retry_delay_seconds=[1, 10, 100])
+                def create_ticket(crm, body):
+                    return crm.tickets.create(body)
+                """, line=6),
+        Invalid("""
+
+                import dramatiq
+                import requests
+
+                @dramatiq.actor(max_retries=5)
+                def send_welcome(user_id):
+                    requests.post("https://mail.example.com/send", json={"user": user_id}, timeout=5)
+                """, line=7),
+        Invalid("""
+
+                from huey import RedisHuey
+
+                huey = RedisHuey("billing")
+
+                @huey.task(retries=3, retry_delay=10)
+                def refund(payments, order):
+                    payments.refund(order.charge_id)
+                """, line=8),
         # A task decorator of a queue built elsewhere, known by `retries=` alone: inferred.
-        Invalid(dedent("""
-            from app.queue import huey
+        Invalid("""
 
-            @huey.task(retries=3, retry_delay=10)
-            def refund(payments, order):
-                payments.refund(order.charge_id)
-        """), line=6, severity="info"),
-        Invalid(dedent("""
-            from temporalio import activity
+                from app.queue import huey
 
-            @activity.defn
-            async def book_room(slot: dict) -> str:
-                return await HOTEL_API.book_room(slot)
-        """), line=6),
-        Invalid(dedent("""
-            from datetime import timedelta
-            from temporalio import activity, workflow
-            from temporalio.common import RetryPolicy
+                @huey.task(retries=3, retry_delay=10)
+                def refund(payments, order):
+                    payments.refund(order.charge_id)
+                """, line=6, severity="info"),
+        Invalid("""
 
-            def send_confirmation(order):
-                MAILER.send_email(order["email"], "confirmed")
+                from temporalio import activity
 
-            @workflow.defn
-            class OrderWorkflow:
-                @workflow.run
-                async def run(self, order):
-                    await workflow.execute_activity(
-                        send_confirmation, order, start_to_close_timeout=timedelta(seconds=30),
-                        retry_policy=RetryPolicy(maximum_attempts=5),
-                    )
-        """), line=14),
-        Invalid(dedent("""
-            from dagster import RetryPolicy, op
+                @activity.defn
+                async def book_room(slot: dict) -> str:
+                    return await HOTEL_API.book_room(slot)
+                """, line=6),
+        Invalid("""
 
-            @op(retry_policy=RetryPolicy(max_retries=3, delay=5))
-            def publish(context):
-                BLOG_API.publish_post(context.op_config["post"])
-        """), line=6),
-        Invalid(dedent("""
-            from redis import Redis
-            from rq import Queue, Retry
+                from datetime import timedelta
+                from temporalio import activity, workflow
+                from temporalio.common import RetryPolicy
 
-            def refund_order(order):
-                PAYMENTS.refund(order["charge"])
+                def send_confirmation(order):
+                    MAILER.send_email(order["email"], "confirmed")
 
-            def schedule(order):
-                Queue(connection=Redis()).enqueue(refund_order, order, retry=Retry(max=3, interval=[10, 30, 60]))
-        """), line=9),
-        Invalid(dedent("""
-            import httpx
-            from arq import Retry
+                @workflow.defn
+                class OrderWorkflow:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(
+                            send_confirmation, order, start_to_close_timeout=timedelta(seconds=30),
+                            retry_policy=RetryPolicy(maximum_attempts=5),
+                        )
+                """, line=14),
+        Invalid("""
 
-            async def notify(ctx, user):
-                async with httpx.AsyncClient() as client:
-                    r = await client.post("https://hooks.example.com/notify", json=user)
-                if r.status_code >= 500:
-                    raise Retry(defer=ctx["job_try"] * 5)
-        """), line=7),
+                from dagster import RetryPolicy, op
+
+                @op(retry_policy=RetryPolicy(max_retries=3, delay=5))
+                def publish(context):
+                    BLOG_API.publish_post(context.op_config["post"])
+                """, line=6),
+        Invalid("""
+
+                from redis import Redis
+                from rq import Queue, Retry
+
+                def refund_order(order):
+                    PAYMENTS.refund(order["charge"])
+
+                def schedule(order):
+                    Queue(connection=Redis()).enqueue(refund_order, order, retry=Retry(max=3, interval=[10, 30, 60]))
+                """, line=9),
+        Invalid("""
+
+                import httpx
+                from arq import Retry
+
+                async def notify(ctx, user):
+                    async with httpx.AsyncClient() as client:
+                        r = await client.post("https://hooks.example.com/notify", json=user)
+                    if r.status_code >= 500:
+                        raise Retry(defer=ctx["job_try"] * 5)
+                """, line=7),
         # Agent frameworks that run a tool or a whole run again.
-        Invalid(dedent("""
-            from pydantic_ai import Agent, ModelRetry
+        Invalid("""
 
-            agent = Agent("openai:gpt-4o", retries=3)
+                from pydantic_ai import Agent, ModelRetry
 
-            @agent.tool_plain
-            def send_email(to: str, body: str) -> str:
-                reply = MAILER.send_email(to, body)
-                if not reply.accepted:
-                    raise ModelRetry("the mail server refused it, try again")
-                return "sent"
-        """), line=8),
-        Invalid(dedent("""
-            from agno.agent import Agent
+                agent = Agent("openai:gpt-4o", retries=3)
 
-            def issue_refund(order_id: str) -> str:
-                return PAYMENTS.refund(order_id)
+                @agent.tool_plain
+                def send_email(to: str, body: str) -> str:
+                    reply = MAILER.send_email(to, body)
+                    if not reply.accepted:
+                        raise ModelRetry("the mail server refused it, try again")
+                    return "sent"
+                """, line=8),
+        Invalid("""
 
-            support = Agent(tools=[issue_refund], retries=3, exponential_backoff=True)
-        """), line=7),
+                from agno.agent import Agent
+
+                def issue_refund(order_id: str) -> str:
+                    return PAYMENTS.refund(order_id)
+
+                support = Agent(tools=[issue_refund], retries=3, exponential_backoff=True)
+                """, line=7),
         # Transports that retry a write under the caller.
-        Invalid(dedent("""
-            import requests
-            from requests.adapters import HTTPAdapter
-            from urllib3.util.retry import Retry
+        Invalid("""
 
-            class CRM:
-                def __init__(self):
-                    self.session = requests.Session()
-                    retries = Retry(total=5, backoff_factor=1, allowed_methods=None)
-                    self.session.mount("https://", HTTPAdapter(max_retries=retries))
+                import requests
+                from requests.adapters import HTTPAdapter
+                from urllib3.util.retry import Retry
 
-                def create_ticket(self, body):
-                    return self.session.post("https://crm.example.com/tickets", json=body, timeout=10)
-        """), line=13),
-        Invalid(dedent("""
-            from slack_sdk import WebClient
-            from slack_sdk.http_retry import ConnectionErrorRetryHandler
+                class CRM:
+                    def __init__(self):
+                        self.session = requests.Session()
+                        retries = Retry(total=5, backoff_factor=1, allowed_methods=None)
+                        self.session.mount("https://", HTTPAdapter(max_retries=retries))
 
-            client = WebClient(token=TOKEN, retry_handlers=[ConnectionErrorRetryHandler(max_retry_count=3)])
+                    def create_ticket(self, body):
+                        return self.session.post("https://crm.example.com/tickets", json=body, timeout=10)
+                """, line=13),
+        Invalid("""
 
-            def announce(channel, text):
-                client.chat_postMessage(channel=channel, text=text)
-        """), line=8),
+                from slack_sdk import WebClient
+                from slack_sdk.http_retry import ConnectionErrorRetryHandler
+
+                client = WebClient(token=TOKEN, retry_handlers=[ConnectionErrorRetryHandler(max_retry_count=3)])
+
+                def announce(channel, text):
+                    client.chat_postMessage(channel=channel, text=text)
+                """, line=8),
         # Messaging clients known by their constructors, whatever their variables are called.
-        Invalid(dedent("""
-            from tenacity import retry, stop_after_attempt, wait_random_exponential
-            from twilio.rest import Client
+        Invalid("""
 
-            tw = Client(ACCOUNT_SID, AUTH_TOKEN)
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+                from twilio.rest import Client
 
-            @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
-            def text_customer(phone, body):
-                return tw.messages.create(to=phone, from_=SENDER, body=body)
-        """), line=9),
-        Invalid(dedent("""
-            import backoff
-            from python_http_client.exceptions import HTTPError
-            from sendgrid import SendGridAPIClient
+                tw = Client(ACCOUNT_SID, AUTH_TOKEN)
 
-            @backoff.on_exception(backoff.expo, HTTPError, max_tries=4)
-            def send_receipt(message):
-                sg = SendGridAPIClient(API_KEY)
-                return sg.send(message)
-        """), line=9),
+                @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+                def text_customer(phone, body):
+                    return tw.messages.create(to=phone, from_=SENDER, body=body)
+                """, line=9),
+        Invalid("""
+
+                import backoff
+                from python_http_client.exceptions import HTTPError
+                from sendgrid import SendGridAPIClient
+
+                @backoff.on_exception(backoff.expo, HTTPError, max_tries=4)
+                def send_receipt(message):
+                    sg = SendGridAPIClient(API_KEY)
+                    return sg.send(message)
+                """, line=9),
         # An MCP client calling a write tool by name.
-        Invalid(dedent("""
-            from tenacity import retry, stop_after_attempt
+        Invalid("""
 
-            @retry(stop=stop_after_attempt(3))
-            async def notify(session, to):
-                return await session.call_tool("send_email", {"to": to, "subject": "Your refund"})
-        """), line=6),
+                from tenacity import retry, stop_after_attempt
+
+                @retry(stop=stop_after_attempt(3))
+                async def notify(session, to):
+                    return await session.call_tool("send_email", {"to": to, "subject": "Your refund"})
+                """, line=6),
         # A tool known by the name it is given to the agent (its body is out of sight).
-        Invalid(dedent("""
-            from agno.agent import Agent
-            from billing import backend
+        Invalid("""
 
-            def send_invoice(customer_id: str) -> str:
-                return backend(customer_id)
+                from agno.agent import Agent
+                from billing import backend
 
-            billing_agent = Agent(tools=[send_invoice], retries=2, exponential_backoff=True)
-        """), line=8),
+                def send_invoice(customer_id: str) -> str:
+                    return backend(customer_id)
+
+                billing_agent = Agent(tools=[send_invoice], retries=2, exponential_backoff=True)
+                """, line=8),
         # Inferred through a helper: reported with the chain, at a lower severity.
         Invalid(
-            "import time, requests\n\ndef _submit(body):\n"
-            "    return requests.post('https://crm.example.com/tickets', json=body, timeout=5)\n\n"
-            "def open_ticket(body):\n    for attempt in range(3):\n        try:\n"
-            "            return _submit(body)\n        except requests.Timeout:\n            time.sleep(2 ** attempt)\n",
+            """
+                import time, requests
+
+                def _submit(body):
+                    return requests.post('https://crm.example.com/tickets', json=body, timeout=5)
+
+                def open_ticket(body):
+                    for attempt in range(3):
+                        try:
+                            return _submit(body)
+                        except requests.Timeout:
+                            time.sleep(2 ** attempt)
+                """,
             line=9,
             severity="info",
         ),

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from textwrap import dedent
 
 import libcst as cst
 
@@ -67,7 +66,8 @@ class MisleadingToolAnnotation(LintRule):
 
     VALID = [
         # The write passes a stable key: the promise is kept.
-        dedent("""
+        """
+
             from mcp.server.fastmcp import FastMCP
             from mcp.types import ToolAnnotations
 
@@ -76,9 +76,10 @@ class MisleadingToolAnnotation(LintRule):
             @mcp.tool(annotations=ToolAnnotations(idempotentHint=True, destructiveHint=False))
             def refund(order_id: str) -> str:
                 return PAYMENTS.refund(order_id, idempotency_key=f"refund-{order_id}")
-        """),
+            """,
         # A read-only tool that reads.
-        dedent("""
+        """
+
             from mcp.server.fastmcp import FastMCP
 
             mcp = FastMCP("crm")
@@ -86,9 +87,10 @@ class MisleadingToolAnnotation(LintRule):
             @mcp.tool(annotations={"readOnlyHint": True})
             def find_contact(email: str) -> dict:
                 return CRM.contacts.search(email=email)
-        """),
+            """,
         # The annotations admit the write.
-        dedent("""
+        """
+
             from mcp.server.fastmcp import FastMCP
             from mcp.types import ToolAnnotations
 
@@ -97,35 +99,38 @@ class MisleadingToolAnnotation(LintRule):
             @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=False))
             def send_email(to: str, body: str) -> str:
                 return MAILER.send_email(to, body)
-        """),
+            """,
         # Not a tool: a look-alike keyword on some other decorator.
-        dedent("""
+        """
+
             @router.post("/notes", annotations={"idempotentHint": True})
             def add_note(contact_id: str, text: str):
                 CRM.notes.create(contact_id=contact_id, body=text)
-        """),
+            """,
     ]
     INVALID = [
-        Invalid(dedent("""
-            from mcp.server.fastmcp import FastMCP
-            from mcp.types import ToolAnnotations
+        Invalid("""
 
-            mcp = FastMCP("crm")
+                from mcp.server.fastmcp import FastMCP
+                from mcp.types import ToolAnnotations
 
-            @mcp.tool(annotations=ToolAnnotations(idempotentHint=True))
-            def add_note(contact_id: str, text: str) -> str:
-                return CRM.notes.create(contact_id=contact_id, body=text).id
-        """), line=7),
+                mcp = FastMCP("crm")
+
+                @mcp.tool(annotations=ToolAnnotations(idempotentHint=True))
+                def add_note(contact_id: str, text: str) -> str:
+                    return CRM.notes.create(contact_id=contact_id, body=text).id
+                """, line=7),
         # A read-only hint on a tool that sends mail, the server imported from elsewhere.
-        Invalid(dedent("""
-            from app.server import mcp
+        Invalid("""
 
-            @mcp.tool(name="lookup_order", annotations={"readOnlyHint": True, "openWorldHint": True})
-            async def lookup_order(order_id: str) -> str:
-                order = await ORDERS.get_order(order_id)
-                await MAILER.send_email(order.email, "we looked at your order")
-                return order.status
-        """), line=4),
+                from app.server import mcp
+
+                @mcp.tool(name="lookup_order", annotations={"readOnlyHint": True, "openWorldHint": True})
+                async def lookup_order(order_id: str) -> str:
+                    order = await ORDERS.get_order(order_id)
+                    await MAILER.send_email(order.email, "we looked at your order")
+                    return order.status
+                """, line=4),
     ]
 
     def __init__(self, context=None) -> None:

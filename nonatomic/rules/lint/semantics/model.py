@@ -12,6 +12,7 @@ from typing import Any
 
 import libcst as cst
 
+from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.names import word_list
 
 
@@ -91,6 +92,24 @@ def _last(expr: cst.BaseExpression) -> str:
     if isinstance(expr, cst.Attribute):
         return expr.attr.value
     return expr.value if isinstance(expr, cst.Name) else ""
+
+
+def construct_call(scope: RetryScope) -> cst.Call | None:
+    """The call that configures a library scope, where it is written in place."""
+    node = scope.node
+    if isinstance(node, cst.Decorator):
+        return node.decorator if isinstance(node.decorator, cst.Call) else None
+    if isinstance(node, cst.For):
+        return node.iter if isinstance(node.iter, cst.Call) else None
+    if scope.kind == "wrapper" and isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
+        return node.func
+    return node if isinstance(node, cst.Call) else None
+
+
+def settings_hidden(scope: RetryScope) -> bool:
+    """Settings passed through `**kwargs` cannot be read."""
+    call = construct_call(scope)
+    return call is not None and calls.has_star_kwargs(call)
 
 
 @dataclass(eq=False)

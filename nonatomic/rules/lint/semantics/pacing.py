@@ -28,7 +28,14 @@ import libcst as cst
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.loops import calls_in, ifs_in, names_in
-from nonatomic.rules.lint.semantics.model import CallSite, ModuleModel, Retried, RetryScope
+from nonatomic.rules.lint.semantics.model import (
+    CallSite,
+    ModuleModel,
+    Retried,
+    RetryScope,
+    construct_call,
+    settings_hidden,
+)
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
@@ -83,30 +90,12 @@ def _sites(model: ModuleModel) -> dict[int, CallSite]:
     return model.memo[key]
 
 
-def construct_call(scope: RetryScope) -> cst.Call | None:
-    """The call that configures a library scope, where it is written in place."""
-    node = scope.node
-    if isinstance(node, cst.Decorator):
-        return node.decorator if isinstance(node.decorator, cst.Call) else None
-    if isinstance(node, cst.For):
-        return node.iter if isinstance(node.iter, cst.Call) else None
-    if scope.kind == "wrapper" and isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
-        return node.func
-    return node if isinstance(node, cst.Call) else None
-
-
-def _hidden(scope: RetryScope) -> bool:
-    """Settings passed through `**kwargs` cannot be read."""
-    call = construct_call(scope)
-    return call is not None and calls.has_star_kwargs(call)
-
-
 # -- stop -------------------------------------------------------------------------------------
 
 def stop_of(scope: RetryScope, model: ModuleModel) -> str | None:
     if scope.kind == "loop":
         return _loop_stop(scope, model)
-    if scope.library is None or _hidden(scope):
+    if scope.library is None or settings_hidden(scope):
         return None
     if scope.construct is not None and scope.construct.label is not None:
         return framework_stop(scope)
@@ -261,7 +250,7 @@ def _leaves(block: cst.BaseSuite | cst.CSTNode) -> bool:
 def wait_of(scope: RetryScope, model: ModuleModel) -> str | None:
     if scope.kind == "loop":
         return _loop_wait(scope, model)
-    if scope.library is None or _hidden(scope):
+    if scope.library is None or settings_hidden(scope):
         return None
     if scope.construct is not None and scope.construct.label is not None:
         return framework_wait(scope)
@@ -565,7 +554,7 @@ def tenacity_setting(scope: RetryScope, keyword: str, factory: str, args: str
     """A tenacity `@retry` decorator with `keyword=factory(args)` added, and the import
     that needs; None unless the scope is such a decorator without that keyword.
     `@tenacity.retry` gets `tenacity.<factory>`; `@retry` gets the name imported."""
-    if scope.library != "tenacity" or scope.kind != "decorator" or keyword in scope.config or _hidden(scope):
+    if scope.library != "tenacity" or scope.kind != "decorator" or keyword in scope.config or settings_hidden(scope):
         return None
     expr = header(scope)
     call = expr if isinstance(expr, cst.Call) else cst.Call(func=expr)

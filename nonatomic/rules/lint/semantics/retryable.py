@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
-from nonatomic.rules.lint.semantics.model import RetryScope
+from nonatomic.rules.lint.semantics.model import RetryScope, settings_hidden
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.tree import walk
 
@@ -93,6 +93,8 @@ def retries_on(scope: RetryScope) -> RetriesOn | None:
     if "inferred" in scope.config and "predicate" not in scope.config:
         return None  # known by a keyword only: its default is not assumed
     predicate = scope.config.get("predicate")
+    if predicate is None and settings_hidden(scope):
+        return None  # `Retrying(**retry_kwargs)`: the predicate is unknown, not missing
     if predicate is None:
         return RetriesOn(True) if scope.library in pack()["default_retries_all"] else None
     names = exception_names(predicate.value)
