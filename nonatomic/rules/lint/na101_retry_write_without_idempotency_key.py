@@ -669,6 +669,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 def refund(payments, order):
                     payments.refund(order.charge_id)
                 """, line=8),
+        # A task decorator of a queue built elsewhere, known by `retries=` alone: inferred.
+        Invalid("""
+
+                from app.queue import huey
+
+                @huey.task(retries=3, retry_delay=10)
+                def refund(payments, order):
+                    payments.refund(order.charge_id)
+                """, line=6, severity="info"),
         Invalid("""
 
                 from temporalio import activity

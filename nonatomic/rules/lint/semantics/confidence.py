@@ -28,5 +28,8 @@ def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool 
 
 
 def shape_note(scope: RetryScope) -> str:
-    """What a message adds when the retry was inferred from a loop's shape."""
-    return "" if scope.known else " (taken for a retry from its shape)"
+    """What a message adds when the retry was inferred from a loop's shape (or a
+    framework's decorator from a keyword alone)."""
+    if scope.known:
+        return ""
+    return " (taken for a retry from its keywords)" if "inferred" in scope.config else " (taken for a retry from its shape)"

@@ -44,8 +44,11 @@ class RetryScope:
 
     @property
     def known(self) -> bool:
-        """Seen, not inferred from a loop's shape: a retry construct, or a loop that counts
-        its attempts (`for attempt in range(3)`, `while attempt < max_retries`)."""
+        """Seen, not inferred from a loop's shape: a retry construct (not one guessed from a
+        keyword every queue uses), or a loop that counts its attempts (`for attempt in
+        range(3)`, `while attempt < max_retries`)."""
+        if "inferred" in self.config and self.construct is not None:
+            return not self.construct.entry.get("by_keyword_guess")  # `@x.task(retries=3)` of some queue
         if self.kind != "loop" or isinstance(self.node, cst.For):
             return True
         return self.bound is not None and bool(_ATTEMPT_WORDS & _words_of(self.bound))
