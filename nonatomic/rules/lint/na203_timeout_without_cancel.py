@@ -397,13 +397,12 @@ class TimeoutWithoutCancel(LintRule):
             import asyncio
 
             async def drain(deadline):
-                loop = asyncio.get_event_loop()
-                while loop.time() < deadline:
+                while asyncio.get_event_loop().time() < deadline:
                     await asyncio.sleep(0)
                     pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
                     if not pending:
                         break
-                    await asyncio.wait(pending, timeout=max(0, deadline - loop.time()))
+                    await asyncio.wait(pending, timeout=max(0, deadline - asyncio.get_event_loop().time()))
             """,
     ]
 
@@ -721,10 +720,17 @@ class TimeoutWithoutCancel(LintRule):
             return
 
 
+def _method_name(func: cst.BaseExpression) -> str | None:
+    """`time` of `asyncio.get_event_loop().time`, `monotonic` of `time.monotonic`."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
 def _clocked(test: cst.BaseExpression) -> bool:
     """A loop test that reads a clock: the loop goes round until a deadline."""
     return any(
-        isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in load_pack("retry")["clocks"]
+        isinstance(node, cst.Call) and _method_name(node.func) in load_pack("retry")["clocks"]
         for node in walk.subtree(test)
     )
 
