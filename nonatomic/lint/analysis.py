@@ -56,7 +56,9 @@ class Analysis:
         if not any(rule.violations for rule in instances):
             return [], crashes, module, []
         positions = metadata.positions
-        positions.place(violation.node for rule in instances for violation in rule.violations)
+        positions.place(
+            node for rule in instances for violation in rule.violations for node in (violation.node, *violation.related)
+        )
         lines = data.decode(module.encoding, errors="replace").splitlines()
         findings, violations = [], []
         for rule in instances:
@@ -115,7 +117,7 @@ def _to_finding(relpath, rule: LintRule, violation: Violation, positions, module
     return Finding(
         code=rule.code,
         name=rule.name,
-        severity=rule.severity,
+        severity=violation.severity or rule.severity,
         path=relpath,
         line=line,
         col=col,
@@ -125,6 +127,9 @@ def _to_finding(relpath, rule: LintRule, violation: Violation, positions, module
         fix=violation.fix_title,
         fix_safe=violation.replacement is not None and not violation.unsafe_fix,
         fingerprint=fingerprint(rule.code, relpath, _enclosing_scope(lines, line), text),
+        related=tuple(
+            (positions[node].start.line, positions[node].start.column + 1) for node in violation.related
+        ),
     )
 
 

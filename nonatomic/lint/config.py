@@ -48,8 +48,8 @@ class LintSettings:
 
 def _codes_matching(spec: str, *, explicit_enables_off: bool) -> set[str]:
     spec = spec.strip().upper()
-    if spec == "ALL":
-        spec = "NA"
+    if spec == "ALL":  # as in ruff: every rule, the off-by-default ones too
+        return {r.code for r in CATALOGUE}
     rules = CATALOGUE
     exact = [r for r in rules if r.code == spec]
     if exact:
@@ -63,7 +63,7 @@ def _codes_matching(spec: str, *, explicit_enables_off: bool) -> set[str]:
 def select_codes(select: list[str] | None, ignore: list[str]) -> tuple[str, ...]:
     """Rules enabled by select/ignore.  A prefix (`NA1`) takes the default-on rules
     under it; an exact code (`NA106`) enables that rule even when it is off by
-    default; NA000 stays on unless ignored."""
+    default, and `ALL` every rule; NA000 stays on unless ignored."""
     if select is None:
         chosen = {r.code for r in CATALOGUE if r.default_on}
     else:

@@ -99,7 +99,11 @@ def _frame(f: Finding, file_lines: list[str], style) -> list[str]:
 
 def as_json(findings: list[Finding]) -> str:
     keys = ("code", "name", "severity", "path", "line", "col", "end_line", "end_col", "message", "fix", "fingerprint")
-    return json.dumps([{k: getattr(f, k) for k in keys} for f in findings], indent=2) + "\n"
+    return json.dumps(
+        [{**{k: getattr(f, k) for k in keys}, "related": [{"line": l, "col": c} for l, c in f.related]}
+         for f in findings],
+        indent=2,
+    ) + "\n"
 
 
 def _escape_data(value: str) -> str:
@@ -146,6 +150,22 @@ def _artifact(path: str) -> dict:
     return {"uri": quote(pure.as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
+def _related_locations(f: Finding) -> dict:
+    if not f.related:
+        return {}
+    uri = _artifact(f.path)
+    return {
+        "relatedLocations": [
+            {
+                "id": number,
+                "physicalLocation": {"artifactLocation": uri, "region": {"startLine": line, "startColumn": col}},
+                "message": {"text": f"another site of this {f.code} finding"},
+            }
+            for number, (line, col) in enumerate(f.related)
+        ]
+    }
+
+
 def sarif(findings: list[Finding]) -> str:
     rules = list(all_rules())
     index = {rule.code: i for i, rule in enumerate(rules)}
@@ -187,6 +207,7 @@ def sarif(findings: list[Finding]) -> str:
                 }
             ],
             "partialFingerprints": {"nonatomicFingerprint/v1": f.fingerprint},
+            **_related_locations(f),
         }
         for f in findings
     ]

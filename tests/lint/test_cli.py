@@ -90,6 +90,18 @@ def test_select_ignore_and_prefixes(project):
     assert run("--select", "NA201", "--ignore", "NA201", "tool.py").exit_code == 0
 
 
+def test_select_all_takes_the_rules_that_are_off_by_default(project):
+    # NA202 is off by default: a prefix leaves it off, ALL (as in ruff) turns it on.
+    write(project, "agent.py", "from agents import Runner\n\nasync def main(agent):\n    return await Runner.run(agent, 'hi')\n")
+
+    def codes(*args):
+        return {f["code"] for f in json.loads(run("--format", "json", *args, "agent.py").stdout)}
+
+    assert codes() == set() and codes("--select", "NA2") == set()
+    assert codes("--select", "ALL") == {"NA202"}
+    assert codes("--select", "all", "--ignore", "NA202") == set()
+
+
 def test_config_in_pyproject_is_found_walking_up(project):
     write(project, "pyproject.toml", textwrap.dedent("""
         [tool.nonatomic]

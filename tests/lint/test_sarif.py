@@ -88,3 +88,22 @@ def test_artifact_uris_are_percent_encoded(tmp_path, monkeypatch, schema):
     log = json.loads(CliRunner().invoke(main, ["lint", "--no-cache", "--format", "sarif", str(outside)]).stdout)
     uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == outside.as_uri() and "%20" in uri
+
+
+def test_one_finding_per_global_carries_its_other_sites_as_related_locations(tmp_path, monkeypatch, schema):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "memory.py").write_text(
+        "_sessions = {}\n"
+        "def remember(session_id, turn):\n    _sessions.setdefault(session_id, []).append(turn)\n"
+        "def forget(session_id):\n    _sessions.pop(session_id, None)\n"
+    )
+    result = CliRunner().invoke(main, ["lint", "--no-cache", "--select", "NA301", "--format", "sarif", "."])
+    log = json.loads(result.stdout)
+    jsonschema.Draft4Validator(schema).validate(log)
+    (finding,) = log["runs"][0]["results"]
+    assert finding["level"] == "warning" and finding["message"]["text"].endswith("(and 1 more)")
+    assert finding["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+    (related,) = finding["relatedLocations"]
+    assert related["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 5}
+    as_json = json.loads(CliRunner().invoke(main, ["lint", "--no-cache", "--select", "NA301", "--format", "json", "."]).stdout)
+    assert as_json[0]["related"] == [{"line": 5, "col": 5}]

@@ -66,9 +66,11 @@ def _always(check: Any) -> Callable[[Options, Options], Any]:
 
 # A file with none of these words has no retry construct the retry rules can see: a
 # library construct names itself, a hand-written loop sleeps, counts attempts,
-# catches the failure or spins.  One prefilter for the four rules: it runs once per file.
+# catches the failure or spins; Temporal activities and dramatiq actors are retried
+# without a word of it.  One prefilter for the four rules: it runs once per file.
 _RETRY_TEXT = prefilters.Words(
-    (b"retr", b"attempt", b"tries", b"backoff", b"stamina", b"sleep", b"except", b"while", b"count(", b"repeat("),
+    (b"retr", b"attempt", b"tries", b"backoff", b"stamina", b"sleep", b"except", b"while", b"count(", b"repeat(",
+     b"activity.defn", b"dramatiq"),
     ignore_case=True,
 )
 # What a file must contain for any of its calls to be Redis commands (imports, client names).
@@ -81,7 +83,8 @@ def _key_spellings(options: Options, tools: Options) -> Prefilter:
     spellings = tuple(normal_key(s).encode() for s in tool_pack()["idempotency_keys"])
     # Values that differ per evaluation, as a file spells them (`from uuid import uuid4`,
     # `datetime.now()`, `random.random()`, `secrets.token_hex()`, `ulid.new()`).
-    return prefilters.Spellings(spellings, re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid"))
+    # A framework's id of the tool call (`tool_call_id`) is one too.
+    return prefilters.Spellings(spellings, re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid|call_id|tool_use_id"))
 
 
 def _named_timeouts(options: Options, tools: Options) -> Prefilter:
@@ -107,9 +110,10 @@ CATALOGUE: tuple[Entry, ...] = (
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
         options={"min-level": one_of(*LEVELS[1:])},
     ),
-    # A key is volatile only per attempt of a retried write: NA102 needs a retry construct too.
+    # A key is volatile only per attempt of a retried write: NA102 needs a retry construct too,
+    # or a tool call's id (the agent's own retry is a new call).
     Entry(
-        "NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings, gate=_always(gates.retry_construct),
+        "NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings, gate=_always(gates.retried_or_call_id),
         options={"tracing-ids": strings},
     ),
     Entry(
@@ -134,6 +138,10 @@ CATALOGUE: tuple[Entry, ...] = (
             required=(b"except",), ignore_case=True,
         )),
         gate=_always(gates.failure_store),
+    ),
+    Entry(
+        "NA108", "misleading-tool-annotation", "warning",
+        prefilter=_always(prefilters.Words((b"readOnlyHint", b"idempotentHint"))),
     ),
     Entry(
         "NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls,
