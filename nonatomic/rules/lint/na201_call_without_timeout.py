@@ -14,6 +14,7 @@ DEFAULT_FIX_TIMEOUT = 30
 _SESSION = "aiohttp.ClientSession"
 _SESSION_REQUESTS = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "request", "ws_connect"})
 _RESULT = "concurrent.futures.Future.result"
+_QUEUE_GET = "queue.Queue.get"
 _CHILD_WAITS = frozenset({"subprocess.Popen.wait", "subprocess.Popen.communicate"})
 _CHILD_RUNS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call"})
 _KILLS = frozenset({"kill", "killpg", "terminate", "send_signal"})
@@ -44,13 +45,16 @@ class CallWithoutTimeout(LintRule):
     the default is switched off with `timeout=None`. A call passing `**kwargs`
     is not flagged: the timeout may be in there; nor is an LLM client given its
     own `http_client`, nor an `aiohttp.ClientSession` whose every request in the
-    function passes its own `timeout=`.
+    function passes its own `timeout=`, nor a `Queue.get()` inside a `while not
+    q.empty():` or `if not q.empty():` test of the same queue.
 
     ## Severity
     An error for a network call that waits forever (requests, urlopen, SMTP,
-    sockets, httpx with `timeout=None`); a warning for calls that hang only when
+    sockets, httpx with `timeout=None`); `info` for calls that hang only when
     a child process, a worker or a queue the module fills misbehaves, and for
-    clients with a long default (LLM SDKs' 10 minutes, aiohttp's 5).
+    clients bounded by a long default (LLM SDKs' 10 minutes, aiohttp's 5):
+    whether those need a shorter bound depends on the caller, so they are
+    shown, never failing a build.
 
     ## Example
     ```python
@@ -129,6 +133,26 @@ class CallWithoutTimeout(LintRule):
             q = queue.Queue()
             item = q.get(block=False)
             item = q.get(False)
+            """,
+        # A queue drained after testing that it is not empty: the item is there.
+        """
+
+            import queue
+
+            def drain(events: queue.Queue) -> list:
+                items = []
+                while not events.empty():
+                    items.append(events.get())
+                return items
+
+            class Worker:
+                def __init__(self):
+                    self.results = queue.Queue()
+
+                def latest(self):
+                    if self.running and not self.results.empty():
+                        return self.results.get()
+                    return None
             """,
         # asyncio's loop-level wait is bounded elsewhere (NA202/NA203 cover it).
         """
@@ -327,7 +351,7 @@ class CallWithoutTimeout(LintRule):
                 async def f():
                     async with aiohttp.ClientSession() as s:
                         pass
-                """, line=3, severity="warning"),
+                """, line=3, severity="info"),
         Invalid("""
                 import aiohttp
                 t = aiohttp.ClientTimeout()
@@ -341,7 +365,7 @@ class CallWithoutTimeout(LintRule):
                     await session.get(url, timeout=5)
                     await session.post(url, json={})
                 """,
-            line=3, severity="warning"),
+            line=3, severity="info"),
         Invalid("""
                 from urllib.request import urlopen
                 urlopen(url)
@@ -357,12 +381,12 @@ class CallWithoutTimeout(LintRule):
         Invalid("""
                 import subprocess
                 subprocess.run(['kubectl', 'apply', '-f', 'x.yaml'], check=True)
-                """, line=2, severity="warning"),
+                """, line=2, severity="info"),
         Invalid("""
                 import subprocess
                 p = subprocess.Popen(cmd)
                 out, err = p.communicate()
-                """, line=3, severity="warning"),
+                """, line=3, severity="info"),
         Invalid(
             """
                 from concurrent.futures import ThreadPoolExecutor
@@ -370,18 +394,29 @@ class CallWithoutTimeout(LintRule):
                     fut = ex.submit(charge, order)
                     fut.result()
                 """,
-            line=4, severity="warning"),
+            line=4, severity="info"),
         Invalid("""
                 import concurrent.futures as cf
                 ex = cf.ThreadPoolExecutor(4)
                 ex.submit(f).result()
-                """, line=3, severity="warning"),
+                """, line=3, severity="info"),
         Invalid("""
                 import queue
                 jobs = queue.Queue()
                 def worker():
                     job = jobs.get()
-                """, line=4, severity="warning"),
+                """, line=4, severity="info"),
+        # The loop tests a stop flag, not the queue: the read waits for the next job.
+        Invalid("""
+
+                import queue
+                import threading
+
+                def worker(jobs: queue.Queue, stop: threading.Event):
+                    while not stop.is_set():
+                        job = jobs.get()
+                        job.run()
+                """, line=7, severity="info"),
         # A client is known by its constructor or its annotation, not its name.
         Invalid("""
 
@@ -427,7 +462,7 @@ class CallWithoutTimeout(LintRule):
                 from anthropic import AnthropicVertex
 
                 llm = AnthropicVertex(region="us-east5", project_id="acme")
-                """, line=4, severity="warning"),
+                """, line=4, severity="info"),
         Invalid("""
 
                 import asyncio
@@ -439,15 +474,15 @@ class CallWithoutTimeout(LintRule):
         Invalid("""
                 from openai import OpenAI
                 client = OpenAI()
-                """, line=2, severity="warning"),
+                """, line=2, severity="info"),
         Invalid("""
                 import anthropic
                 client = anthropic.AsyncAnthropic(api_key=key)
-                """, line=2, severity="warning"),
+                """, line=2, severity="info"),
         Invalid("""
                 from langchain_anthropic import ChatAnthropic
                 llm = ChatAnthropic(model='claude')
-                """, line=2, severity="warning"),
+                """, line=2, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -464,6 +499,7 @@ class CallWithoutTimeout(LintRule):
         self._waited: set[int] = set()  # calls handed to `asyncio.wait_for(..., timeout)`
         self._killed = [False]  # per function: a child was killed before this point
         self._tests: list[cst.BaseExpression] = []  # tests of the `if`s around the call
+        self._guards: list[cst.BaseExpression] = []  # tests of the `if`/`while` bodies the call is in
         self._cli = _is_command_line(node)
 
     def visit_With(self, node: cst.With) -> None:
@@ -480,6 +516,18 @@ class CallWithoutTimeout(LintRule):
     def leave_If(self, original_node: cst.If) -> None:
         self._tests.pop()
 
+    def visit_If_body(self, node: cst.If) -> None:
+        self._guards.append(node.test)
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._guards.pop()
+
+    def visit_While_body(self, node: cst.While) -> None:
+        self._guards.append(node.test)
+
+    def leave_While_body(self, node: cst.While) -> None:
+        self._guards.pop()
+
     def _by_design(self, node: cst.Call, callee: str) -> bool:
         """Calls whose wait is bounded by what surrounds them, or is the point."""
         if callee == _RESULT:
@@ -491,6 +539,8 @@ class CallWithoutTimeout(LintRule):
             )
         if callee in _CHILD_WAITS:
             return self._killed[-1]  # reaping a child that was killed: it exits now
+        if callee == _QUEUE_GET and isinstance(node.func, cst.Attribute):
+            return _tested_not_empty(node.func.value, self._guards)
         if callee == "urllib.request.urlopen" and node.args:
             return _data_url(node.args[0].value, self._tests)
         if callee in _CHILD_RUNS:
@@ -600,6 +650,29 @@ def _is_command_line(module: cst.Module) -> bool:
                     if (dotted_name(small.module) or "").split(".")[0] in _CLI_MODULES:
                         return True
     return False
+
+
+def _tested_not_empty(queue: cst.BaseExpression, guards: list[cst.BaseExpression]) -> bool:
+    """`queue` is tested `not queue.empty()` (alone or joined by `and`) by an `if` or
+    `while` whose body holds the read: the item is there, the read returns at once."""
+    name = dotted_name(queue)
+    return name is not None and any(
+        isinstance(part, cst.UnaryOperation)
+        and isinstance(part.operator, cst.Not)
+        and isinstance(part.expression, cst.Call)
+        and isinstance(part.expression.func, cst.Attribute)
+        and part.expression.func.attr.value == "empty"
+        and dotted_name(part.expression.func.value) == name
+        for guard in guards
+        for part in _conjuncts(guard)
+    )
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of `a and b and c`; the test itself otherwise."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
 
 
 def _texts(node: cst.CSTNode) -> list[str]:
