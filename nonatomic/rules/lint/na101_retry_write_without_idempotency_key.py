@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.semantics.confidence import severity, shape_note
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note, write_note
 from nonatomic.rules.lint.semantics.model import Retried
 from nonatomic.rules.lint.semantics.pacing import adapts
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -60,6 +60,17 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     from an overloaded verb, or the loop was taken for a retry from its shape)
     the finding is `info`, and its message names the chain ("`_submit(...)` is a
     write (it calls `requests.post`)").
+
+    A raw HTTP call is judged by its method. A PUT or DELETE is `info`: both
+    are idempotent (RFC 9110), a repeat puts the same state or deletes what is
+    gone. A POST or PATCH through a generic client (`requests.post(url)`,
+    `self._client.post(self.url)`) whose URL is not a literal naming the
+    endpoint is a `warning`: the write is inferred from the verb, and POST is
+    also how queries are sent. A POST that asks a model or runs a query (its
+    URL says `/chat/completions`, `/embeddings`, `/classify`, `/generate`,
+    `/search`, `/graphql` without a `mutation`, `/v1/messages` with a `model`;
+    or the function it is in is named `_classify`, `get_embeddings`,
+    `search_docs`) is not a write at all.
 
     ## Example
     ```python
@@ -474,6 +485,42 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     except httpx.TimeoutException:
                         continue
             """,
+        # A POST that asks a model or runs a query, by its URL or by the function it is in.
+        """
+
+            import httpx
+            from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+            class ModerationGuard:
+                def __init__(self, endpoint: str):
+                    self.endpoint = endpoint
+                    self._client = httpx.Client(timeout=10)
+
+                @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+                def _classify(self, text: str) -> str:
+                    response = self._client.post(self.endpoint, json={"input": text})
+                    response.raise_for_status()
+                    return response.json()["label"]
+            """,
+        """
+
+            import requests
+            from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+            @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+            def ask_claude(base_url, model, messages):
+                payload = {"model": model, "max_tokens": 1024, "messages": messages}
+                return requests.post(f"{base_url}/v1/messages", json=payload, timeout=60).json()
+
+            @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+            def ollama(host, prompt):
+                return requests.post(f"{host}/api/generate", json={"prompt": prompt}, timeout=60).json()
+
+            @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+            def issues(token):
+                query = "query { viewer { assignedIssues { nodes { id title } } } }"
+                return requests.post("https://api.linear.app/graphql", json={"query": query}, timeout=30)
+            """,
     ]
     INVALID = [
         Invalid(
@@ -826,6 +873,53 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
                 billing_agent = Agent(tools=[send_invoice], retries=2, exponential_backoff=True)
                 """, line=8),
+        # A raw HTTP DELETE or PUT is idempotent: a repeat leaves the same state.
+        Invalid("""
+
+                import requests
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+                @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(max=10))
+                def remove_webhook(webhook_id):
+                    requests.delete(f"https://api.example.com/v1/webhooks/{webhook_id}", timeout=10)
+                """, line=7, severity="info"),
+        Invalid("""
+
+                import requests
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+                @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(max=10))
+                def save_contact(contact):
+                    requests.put(f"https://crm.example.com/contacts/{contact['id']}", json=contact, timeout=10)
+                """, line=7, severity="info"),
+        # A POST to a URL held in a variable, through a generic client: a write known
+        # from the verb alone.
+        Invalid("""
+
+                import httpx
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+                class WebhookSender:
+                    def __init__(self, url: str):
+                        self.url = url
+                        self._client = httpx.Client(timeout=10)
+
+                    @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+                    def deliver(self, event: dict):
+                        return self._client.post(self.url, json=event)
+                """, line=12, severity="warning"),
+        # A GraphQL mutation is a write, whatever the endpoint is called.
+        Invalid("""
+
+                import requests
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+                @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+                def create_issue(token, title):
+                    mutation = "mutation IssueCreate($title: String!) { issueCreate(input: {title: $title}) { success } }"
+                    return requests.post("https://api.linear.app/graphql", json={"query": mutation, "variables": {"title": title}},
+                                         headers={"Authorization": token}, timeout=30)
+                """, line=8),
         # Inferred through a helper: reported with the chain, at a lower severity.
         Invalid(
             """
@@ -879,6 +973,6 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
         guessed = "" if write.known else " (by its name)"
         shape = shape_note(scope)
         return (
-            f"{what} is a write{via}{guessed} retried by {scope.label}{shape} without an idempotency key: "
+            f"{what} is a write{via}{guessed}{write_note(write)} retried by {scope.label}{shape} without an idempotency key: "
             "an attempt that timed out after the side effect happened is repeated"
         )

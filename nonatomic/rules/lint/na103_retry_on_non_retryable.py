@@ -5,7 +5,7 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.callees import dotted_name
-from nonatomic.rules.lint.semantics.confidence import severity, shape_note
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note, write_note
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import (
@@ -52,7 +52,9 @@ class RetryOnNonRetryable(LintRule):
     ## Severity
     A warning when the write and the retry are seen at the site; `info` when
     the write is reached through a module function or the loop was taken for a
-    retry from its shape alone (a `while` loop with no attempt count).
+    retry from its shape alone (a `while` loop with no attempt count), and for
+    a raw HTTP PUT or DELETE, which is idempotent (RFC 9110): the repeat leaves
+    the state the first attempt left.
 
     ## Example
     ```python
@@ -294,6 +296,16 @@ class RetryOnNonRetryable(LintRule):
                 def create_order(cart, key):
                     return session.post(URL, json=cart, headers={"Idempotency-Key": key}, timeout=10)
                 """, line=7),
+        # An idempotent DELETE retried on everything: the repeat changes nothing more.
+        Invalid("""
+
+                import backoff
+                import requests
+
+                @backoff.on_exception(backoff.expo, Exception, max_tries=4)
+                def remove_member(team_url, user_id):
+                    requests.delete(f"{team_url}/members/{user_id}", timeout=10).raise_for_status()
+                """, line=5, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -319,7 +331,7 @@ class RetryOnNonRetryable(LintRule):
                 continue
             for scope in scopes:
                 checked.add(id(scope))
-                self._check(scope, write.name, severity(write, [scope], handed=retried.site is None))
+                self._check(scope, f"`{write.name}`{write_note(write)}", severity(write, [scope], handed=retried.site is None))
 
     def _check(self, scope: RetryScope, write: str, level: str | None) -> None:
         label = scope.label + shape_note(scope)
@@ -328,7 +340,7 @@ class RetryOnNonRetryable(LintRule):
             handler = _catch_all_handler(scope) if scope.kind == "loop" else scope.node
             if handler is not None:
                 caught = _catch_all_spelling(scope, what.names)
-                self.report(handler, f"{label} retries the write `{write}` on {caught}: "
+                self.report(handler, f"{label} retries the write {write} on {caught}: "
                             f"client errors and bugs after the side effect are retried too; {_ADVICE}",
                             severity=level)
                 return
@@ -336,7 +348,7 @@ class RetryOnNonRetryable(LintRule):
         if found is not None:
             comparison, codes = found
             shown = ", ".join(map(str, codes))
-            self.report(comparison, f"{label} retries the write `{write}` on non-retryable "
+            self.report(comparison, f"{label} retries the write {write} on non-retryable "
                         f"status {shown}: the same request gets the same answer; {_ADVICE}", severity=level)
 
     def _statuses(self, scope: RetryScope) -> tuple[cst.CSTNode, list[int]] | None:

@@ -6,6 +6,11 @@ helper) inside a retry that is known (`RetryScope.known`).  When a link was infe
 (the write is a helper that calls something that may write, the loop was taken for a
 retry from its shape alone) the finding is still reported, with the chain in its
 message, at `INFERRED` severity: shown, never failing a build set to fail on warnings.
+
+A raw HTTP call is judged by its method.  A PUT or DELETE is idempotent (RFC 9110,
+9.2.2): a repeat puts or deletes the same state again, so it is `INFERRED`.  A POST or
+PATCH whose URL is a variable is a write inferred from the verb alone (POST is also how
+searches and model calls are sent): `VERB_ONLY`, below an error.
 """
 
 from __future__ import annotations
@@ -16,15 +21,31 @@ from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.tools import Write
 
 INFERRED = "info"
+VERB_ONLY = "warning"
+# What repeating an idempotent method does.
+IDEMPOTENT_METHODS = {"PUT": "writes the same state again", "DELETE": "deletes what is already gone"}
 
 
 def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool = False) -> str | None:
-    """None (the rule's own severity) when every link was seen, else `INFERRED`.
-    `handed`: the retry construct was handed the function itself (`Retrying()(fn)`, a
-    task queue's `enqueue(fn, retry=...)`), so the writes of its own body are direct."""
-    if write is not None and (write.hops > int(handed) or not write.known):
+    """None (the rule's own severity) when every link was seen, else `INFERRED` (or
+    `VERB_ONLY` for a POST known by its verb alone).  `handed`: the retry construct was
+    handed the function itself (`Retrying()(fn)`, a task queue's `enqueue(fn, retry=...)`),
+    so the writes of its own body are direct."""
+    if write is not None and (write.hops > int(handed) or not write.known or write.http in IDEMPOTENT_METHODS):
         return INFERRED
-    return None if all(scope.known for scope in scopes) else INFERRED
+    if not all(scope.known for scope in scopes):
+        return INFERRED
+    return VERB_ONLY if write is not None and write.http and not write.named else None
+
+
+def write_note(write: Write) -> str:
+    """What a message adds about a write judged by its HTTP method."""
+    if write.http in IDEMPOTENT_METHODS:
+        return f" (an HTTP {write.http}, idempotent: a repeat {IDEMPOTENT_METHODS[write.http]})"
+    if write.http and not write.named:
+        also = ", and POST is also used for queries" if write.http == "POST" else ""
+        return f" (inferred from the HTTP verb: the URL does not name the endpoint{also})"
+    return ""
 
 
 def shape_note(scope: RetryScope) -> str:

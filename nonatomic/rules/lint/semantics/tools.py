@@ -19,8 +19,9 @@ verb that is never container plumbing (`refund`, `charge`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
@@ -32,8 +33,11 @@ from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.tool_config import LEVELS, normal_key, tool_pack
+from nonatomic.rules.lint.tree import walk
 
 _HTTP_WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+_HTTP_METHODS = _HTTP_WRITES | {"GET", "HEAD", "OPTIONS"}
+_ORIGIN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*")  # `https://host:443` of a URL
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,11 @@ class Write:
     # are reported at a lower severity.
     known: bool = True
     hops: int = 0  # module functions between the call and the write (`via`)
+    # A raw HTTP call (`requests.post(url)`, `self._client.delete(path)`): its method, for
+    # a write known from the verb alone; `named` when a URL literal names the endpoint
+    # (`"/tickets"`, `f"{base}/v1/refunds"`), not a variable that may hold any URL.
+    http: str | None = None
+    named: bool = False
 
 
 class ToolRegistry:
@@ -66,6 +75,8 @@ class ToolRegistry:
         self.prepositions = set(pack["prepositions"])
         self.local_hosts = tuple(pack["local_hosts"])
         self.inference_paths = tuple(pack["inference_paths"])
+        self.inference_paths_with_model = tuple(pack["inference_paths_with_model"])
+        self.inference_names = set(pack["inference_names"])
         self.dispatchers = pack["tool_dispatchers"]
         self.hint_names = pack["tool_annotations"]
         self.levels: dict[str, str] = dict(table.get("levels", {}))
@@ -164,9 +175,10 @@ class ToolRegistry:
         if dispatched is not None:
             return dispatched
         if callee is not None:
-            sdk = self._sdk_write(callee, method, carrier)
+            sdk = self._sdk_write(callee, method, carrier, where, model)
             if sdk is not None:
-                return Write(shown, sdk) if sdk != "none" else None
+                level, verb = sdk
+                return self._http_write(shown, level, verb, carrier) if level != "none" else None
             if callee.split(".", 1)[0] in self.not_tools:
                 return None
         facts = model.target_function(target, where)
@@ -188,9 +200,14 @@ class ToolRegistry:
             return None
         if alone and not carrier.args and word_list(method)[0] in self.ambiguous:
             return None  # `session.close()`, `task.cancel()`: a lifecycle call, not a tool
-        if method.upper() in _HTTP_WRITES and (self._local(carrier) or self._inference_url(carrier)):
+        verb = method.upper() if method.upper() in _HTTP_WRITES else None
+        if verb is not None and not self._external(verb, carrier, where, model):
             return None
-        return Write(shown, level, known=client and level != "low")
+        return self._http_write(shown, level, verb, carrier, known=client and level != "low")
+
+    def _http_write(self, shown: str, level: str, verb: str | None, carrier: cst.Call, *, known: bool = True) -> Write:
+        named = verb is not None and _names_endpoint(_url_of(carrier))
+        return Write(shown, level, known=known, http=verb, named=named)
 
     def _dispatched(self, method: str, carrier: cst.Call) -> Write | None:
         """`session.call_tool("send_email", {...})`: the tool's name decides."""
@@ -229,42 +246,55 @@ class ToolRegistry:
             calls.keyword(carrier, "model") is not None or calls.has_star_kwargs(carrier)
         )
 
-    def _sdk_write(self, callee: str, method: str, carrier: cst.Call) -> str | None:
-        """The level of a known SDK call ("none" for a known non-write); None if unknown."""
+    def _sdk_write(
+        self, callee: str, method: str, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel
+    ) -> tuple[str, str | None] | None:
+        """The level of a known SDK call ("none" for a known non-write) and, for a raw
+        HTTP call, its method; None if unknown."""
         for entry, patterns in self.sdk:
             if not any(fnmatchcase(callee, pattern) for pattern in patterns):
                 continue
+            verb = None
             if "method" in entry:
-                where = entry["method"]
-                arg = calls.argument(carrier, (where["keyword"],), where.get("position"))
+                at = entry["method"]
+                arg = calls.argument(carrier, (at["keyword"],), at.get("position"))
                 given = arg.value.evaluated_value if arg and isinstance(arg.value, cst.SimpleString) else None
                 if not isinstance(given, str) or given.upper() not in _HTTP_WRITES:
-                    return "none"
-            if entry.get("http") and (self._local(carrier) or self._inference_url(carrier)):
-                return "none"
+                    return "none", None
+                verb = given.upper()
+            if entry.get("http"):
+                verb = verb or callee.rsplit(".", 1)[-1].upper()
+                external = self._external(verb, carrier, where, model)
+                return (entry.get("level", "high"), verb) if external else ("none", None)
             if entry.get("verbs"):
-                return self.name_level(method)[0] or "none"
-            return entry.get("level", "high")
+                return self.name_level(method)[0] or "none", None
+            return entry.get("level", "high"), None
         return None
 
-    def _inference_url(self, carrier: cst.Call) -> bool:
-        """A POST to a model endpoint (`.../chat/completions`, a classifier): inference."""
-        return any(
-            path in text
-            for arg in carrier.args
-            if arg.keyword is None or arg.keyword.value == "url"
-            if (text := _string_start(arg.value)) is not None
-            for path in self.inference_paths
-        )
+    def _external(self, verb: str, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) -> bool:
+        """An HTTP write that changes something outside: not to this machine, and not a
+        POST that asks a model or runs a query (by its URL or the function it is in)."""
+        text = _string_start(url) if (url := _url_of(carrier)) is not None else None
+        if text is not None and any(host in text for host in self.local_hosts):
+            return False
+        return verb != "POST" or not (self._inference_url(text, carrier, where, model) or self._inference_name(where))
 
-    def _local(self, carrier: cst.Call) -> bool:
-        """The request goes to this machine (a URL literal naming a local host)."""
-        for arg in carrier.args:
-            if arg.keyword is None or arg.keyword.value == "url":
-                text = _string_start(arg.value)
-                if text is not None:
-                    return any(host in text for host in self.local_hosts)
-        return False
+    def _inference_url(self, text: str | None, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel
+                       ) -> bool:
+        """A POST to a model or query endpoint (`.../chat/completions`, a classifier, a
+        search, a GraphQL query; `/v1/messages` with a `model` in its payload)."""
+        if text is None:
+            return False
+        if any(path in text for path in self.inference_paths):
+            return not (_PATH_GRAPHQL in text and _spells_mutation(carrier, where, model))
+        return any(path in text for path in self.inference_paths_with_model) and _names_model(carrier, where)
+
+    def _inference_name(self, where: FunctionFacts | None) -> bool:
+        """The function the call is written in (a lambda's enclosing one) is named for
+        inference or a query: `_classify`, `get_embeddings`, `search_documents`."""
+        while where is not None and not where.name:
+            where = where.parent
+        return where is not None and bool(set(word_list(where.name)) & self.inference_names)
 
     def function_write(self, facts: FunctionFacts, model: ModuleModel) -> Write | None:
         """A module function or tool is a write when its tool name or its body says so."""
@@ -289,9 +319,9 @@ class ToolRegistry:
                 if result is not None:  # a tool named for its write: known from its name
                     result = Write(name, _max_level(inner.level, result.level))
                 else:
-                    result = Write(name, inner.level, inner.via or inner.name, inner.known, inner.hops + 1)
+                    result = replace(inner, name=name, via=inner.via or inner.name, hops=inner.hops + 1)
         if result is not None and self.hint(facts, "destructive") is not None:
-            result = Write(result.name, _max_level(result.level, "high"), result.via, result.known, result.hops)
+            result = replace(result, level=_max_level(result.level, "high"))
         model.memo[memo_key] = result
         return result
 
@@ -400,6 +430,69 @@ def _is_word(entry: str) -> bool:
 
 def _max_level(a: str, b: str) -> str:
     return max(a, b, key=LEVELS.index)
+
+
+_PATH_GRAPHQL = "/graphql"
+
+
+def _url_of(carrier: cst.Call) -> cst.BaseExpression | None:
+    """The URL an HTTP call is given: `url=`, else its first positional argument that is
+    not the method (`request("POST", url)`)."""
+    keyword = calls.keyword(carrier, "url")
+    if keyword is not None:
+        return keyword.value
+    for arg in carrier.args:
+        if arg.keyword is None and not arg.star:
+            text = _string_start(arg.value)
+            if text is None or text.upper() not in _HTTP_METHODS:
+                return arg.value
+    return None
+
+
+def _names_endpoint(url: cst.BaseExpression | None) -> bool:
+    """A URL literal (or f-string) whose path names the endpoint (`"/tickets"`,
+    `f"{base}/v1/refunds"`), not one whose path is all placeholders (`f"{base}{path}"`)."""
+    text = _string_start(url) if url is not None else None
+    return text is not None and any(char.isalpha() for char in _ORIGIN.sub("", text))
+
+
+def _spells_mutation(carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) -> bool:
+    """A string in the call's arguments, or bound to a name they use (a local, a module
+    constant), is a GraphQL mutation."""
+    seen: set[int] = set()
+    todo: list[cst.CSTNode] = [arg.value for arg in carrier.args]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen or len(seen) > 200:
+            continue
+        seen.add(id(node))
+        if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+            text = _string_start(node)
+            if text is not None and text.lstrip().startswith("mutation"):
+                return True
+        elif isinstance(node, cst.Name):
+            local = where is not None and where.binds(node.value)
+            todo += where.values_of(node.value) if local else model.assigned.get(node.value, [])
+        else:
+            todo += walk.children(node)
+    return False
+
+
+def _names_model(carrier: cst.Call, where: FunctionFacts | None) -> bool:
+    """The payload (`json=`) names a `model`: a dict literal, or a local dict built with one."""
+    payload = calls.keyword(carrier, "json")
+    if payload is None:
+        return False
+    values = [payload.value]
+    if isinstance(payload.value, cst.Name) and where is not None:
+        if any(key == "model" for key, _ in where.items_of(payload.value.value)):
+            return True
+        values = where.values_of(payload.value.value)
+    return any(
+        isinstance(value, cst.Dict)
+        and any(isinstance(e, cst.DictElement) and _string_start(e.key) == "model" for e in value.elements)
+        for value in values
+    )
 
 
 def _string_start(expr: cst.BaseExpression) -> str | None:
