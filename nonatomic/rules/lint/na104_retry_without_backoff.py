@@ -11,7 +11,6 @@ from nonatomic.rules.lint.semantics.pacing import (
     NONE,
     header,
     paced_scopes,
-    retries_content_errors_only,
     tenacity_setting,
     wait_of,
 )
@@ -42,9 +41,11 @@ class RetryWithoutBackoff(LintRule):
     retry at once unless given a delay; urllib3 without `backoff_factor` too.
     Which retries are judged is shared with NA105: retries of work that
     leaves the machine, not polls of a read and not local computations. A
-    hand-written loop that only re-asks after a malformed answer
-    (`except json.JSONDecodeError`) is not flagged: the remote side is not
-    overloaded.
+    loop or a retry construct that goes round only on a malformed answer that
+    arrived (`except json.JSONDecodeError`,
+    `retry_if_exception_type(ValidationError)`, an `OutputParserException`, a
+    module tuple of such types) is not flagged: it re-asks the model, and the
+    remote side is neither failing nor overloaded.
 
     ## Why is this bad?
     Failures come in crowds: when a provider sheds load, every agent worker
@@ -59,7 +60,8 @@ class RetryWithoutBackoff(LintRule):
     ## Severity
     A warning for a retry construct or a loop that counts its attempts; `info`
     for a loop taken for a retry from its shape alone (a `while` loop with no
-    attempt count), which the message says.
+    attempt count), which the message says. A re-ask after a validation or
+    parse error of the answer is not reported at all.
 
     ## Example
     ```python
@@ -192,6 +194,26 @@ class RetryWithoutBackoff(LintRule):
                         return json.loads(client.complete(prompt))
                     except json.JSONDecodeError:
                         continue
+            """,
+        # A retry construct that re-asks only when the answer does not validate.
+        """
+
+            import json
+
+            from pydantic import ValidationError
+            from tenacity import retry, retry_if_exception_type, stop_after_attempt
+
+            PARSE_ERRORS = (ValidationError, json.JSONDecodeError)
+
+            @retry(retry=retry_if_exception_type(PARSE_ERRORS), stop=stop_after_attempt(3))
+            def extract_invoice(client, text):
+                reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": text}])
+                return Invoice.model_validate_json(reply.choices[0].message.content)
+
+            @retry(retry=retry_if_exception_type(ValidationError) | retry_if_exception_type(json.JSONDecodeError),
+                   stop=stop_after_attempt(2))
+            def grade(llm, answer):
+                return Grade.model_validate_json(llm.invoke(answer).content)
             """,
         # A local computation retried at once (a free port).
         """
@@ -423,7 +445,7 @@ class RetryWithoutBackoff(LintRule):
         model = self.get_metadata(RetryProvider, node)
         for scope in paced_scopes(model, self.registry):
             wait = wait_of(scope, model)
-            if wait not in (NONE, FIXED) or (scope.kind == "loop" and retries_content_errors_only(scope)):
+            if wait not in (NONE, FIXED):
                 continue
             if wait == NONE:
                 self._no_wait(scope)

@@ -30,7 +30,9 @@ class UnboundedRetry(LintRule):
     errors, or an exit on what the read returned — `if job.done: return job`),
     a tenacity/backoff construct retrying on a result around reads
     (`retry_if_result`, `on_predicate`), and a loop whose handler changes what
-    the next attempt sends (`batch = batch[:half]`). A give-up test that calls
+    the next attempt sends (`batch = batch[:half]`), and a re-ask of the model
+    that goes round only on a malformed answer (a pydantic `ValidationError`,
+    `json.JSONDecodeError`, an `OutputParserException`). A give-up test that calls
     a function (`if not self.recovers_from(error): raise`) may count attempts
     out of sight and is taken as a limit. stamina, LangChain `.with_retry()`
     and LangGraph `RetryPolicy` stop by default. Frameworks are read by their
@@ -52,7 +54,8 @@ class UnboundedRetry(LintRule):
     ## Severity
     A warning for a retry construct without a stop; `info` for a loop taken
     for a retry from its shape alone (a `while` loop with no attempt count),
-    which the message says.
+    which the message says. A re-ask after a validation or parse error of the
+    answer is not reported.
 
     ## Example
     ```python
@@ -232,6 +235,16 @@ class UnboundedRetry(LintRule):
                     await workflow.execute_activity(send_confirmation, order,
                                                     start_to_close_timeout=timedelta(seconds=30),
                                                     retry_policy=RetryPolicy(maximum_attempts=5))
+            """,
+        # A re-ask of the model when its answer does not parse: no service is failing.
+        """
+
+            from langchain_core.exceptions import OutputParserException
+            from tenacity import retry, retry_if_exception_type
+
+            @retry(retry=retry_if_exception_type(OutputParserException))
+            def plan(chain, goal):
+                return chain.invoke({"goal": goal})
             """,
     ]
     INVALID = [

@@ -38,6 +38,7 @@ from nonatomic.rules.lint.semantics.model import (
 )
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.semantics.retryable import reasks_only
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 from nonatomic.rules.lint.tree import walk
 
@@ -398,6 +399,8 @@ def paced_scopes(model: ModuleModel, registry: ToolRegistry) -> list[RetryScope]
     for scope in model.scopes:
         if id(scope.node) in seen or scope.inner is not None:
             continue  # the module's own helper is judged where its loop is written
+        if reasks_only(scope, model):
+            continue  # a malformed answer re-asked: the remote side is neither failing nor overloaded
         if scope.kind == "loop":
             relevant = _loop_matters(scope, retried.get(id(scope), []), model, registry)
         elif scope.construct is not None and scope.construct.label is not None:
@@ -525,13 +528,6 @@ def _is_param(name: str, site: CallSite) -> bool:
             return False
         facts = facts.parent
     return False
-
-
-def retries_content_errors_only(scope: RetryScope) -> bool:
-    """A loop that re-asks only after a malformed answer (`except json.JSONDecodeError`):
-    the remote side is not overloaded, so an immediate retry is no storm."""
-    content = set(_pack()["content_errors"])
-    return bool(scope.caught) and all(_last(name) in content for name in scope.caught)
 
 
 # -- reporting and fixing -------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
-from nonatomic.rules.lint.semantics.model import RetryScope, settings_hidden
+from nonatomic.rules.lint.semantics.model import ModuleModel, RetryScope, settings_hidden
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.tree import walk
 
@@ -64,6 +64,9 @@ def exception_names(expr: cst.BaseExpression) -> list[str] | None:
                 return None
             found += names
         return found
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+        left, right = exception_names(expr.left), exception_names(expr.right)  # `retry_if_... | retry_if_...`
+        return left + right if left is not None and right is not None else None
     if isinstance(expr, cst.Call):
         default = _TYPE_PREDICATES.get(_last(dotted_name(expr.func) or ""))
         if default is not None:
@@ -101,6 +104,35 @@ def retries_on(scope: RetryScope) -> RetriesOn | None:
     if names is None:
         return None
     return RetriesOn(any(is_catch_all(n) for n in names), tuple(names))
+
+
+def reasks_only(scope: RetryScope, model: ModuleModel) -> bool:
+    """The scope goes round only on a malformed answer that arrived (`except
+    json.JSONDecodeError`, `retry_if_exception_type(ValidationError)`, a module tuple of
+    such types): it re-asks the model, it does not retry a failing service."""
+    what = retries_on(scope)
+    if what is None or what.everything or not what.names:
+        return False
+    content = set(load_pack("retry")["content_errors"])
+    names = _expanded(what.names, model)
+    return names is not None and all(_last(name) in content for name in names)
+
+
+def _expanded(names: tuple[str, ...] | list[str], model: ModuleModel, depth: int = 0) -> list[str] | None:
+    """Exception names with module constants replaced by the types they hold
+    (`PARSE_ERRORS = (ValidationError, json.JSONDecodeError)`); None if one is opaque."""
+    found: list[str] = []
+    for name in names:
+        values = model.assigned.get(name, []) if "." not in name else []
+        if not values:
+            found.append(name)
+            continue
+        held = exception_names(values[-1]) if len(values) == 1 and depth < 3 else None
+        inner = _expanded(held, model, depth + 1) if held is not None else None
+        if inner is None:
+            return None
+        found += inner
+    return found
 
 
 # -- statuses -----------------------------------------------------------------------------
