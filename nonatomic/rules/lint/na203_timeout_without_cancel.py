@@ -8,9 +8,13 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.semantics.confidence import INFERRED, severity
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.pending import catches_timeout, handles_tasks, is_passive
+from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.retryable import goes_round
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
 from nonatomic.rules.lint.tree import walk
 
 # wait() functions returning (done, pending); where their timeout may be passed positionally.
@@ -30,6 +34,11 @@ _EARLY_RETURNS = frozenset({"FIRST_COMPLETED", "FIRST_EXCEPTION"})
 _CLEANUP = frozenset({"cancel", "kill", "killpg", "terminate", "stop", "shutdown", "abort", "cancel_all"})
 _TOKEN_WORDS = frozenset({"cancel", "cancelled", "canceled", "cancellation", "stop", "stopped", "abort",
                           "aborted", "shutdown", "interrupt", "interrupted"})
+# Calls that start work, by last name, and where the work is among their arguments: a
+# coroutine (`create_task(run(c))`) or a callable (`pool.submit(charge, order)`).
+_STARTS = {"create_task": 0, "ensure_future": 0, "run_coroutine_threadsafe": 0, "submit": 0, "run_in_executor": 1}
+# Methods that put a task or future into a container the object keeps (`self._stuck.add(fut)`).
+_KEEPS = frozenset({"add", "append", "appendleft", "put", "put_nowait", "setdefault", "insert"})
 
 
 @dataclass
@@ -38,6 +47,7 @@ class _Wait:
     pending: str | None  # the name the pending set is bound to, if any
     awaited: list[str]  # names of the tasks, or of the collection, waited on
     fed_back: bool  # a collection an enclosing loop waits on again
+    work: cst.BaseExpression  # what was waited on
 
 
 @dataclass
@@ -47,6 +57,8 @@ class _Frame:
     params: set[str] = field(default_factory=set)
     assigned: dict[str, cst.BaseExpression] = field(default_factory=dict)
     loops: list[set[str]] = field(default_factory=list)  # names bound so far in each enclosing loop
+    loop_nodes: list[cst.For | cst.While] = field(default_factory=list)
+    try_depth: dict[int, int] = field(default_factory=dict)  # a try -> how many loops enclose it
     pools: int = 0  # enclosing `with ThreadPoolExecutor() as ex:` blocks: leaving one waits for its work
     node: cst.CSTNode | None = None  # the function (or module)
     deadlines: list[bool] = field(default_factory=list)  # enclosing `while`s: tested against a clock?
@@ -81,8 +93,11 @@ class TimeoutWithoutCancel(LintRule):
     tasks cancelled before a grace-period wait; tasks the function did not
     make (a parameter, an attribute, a snapshot of `self._tasks`): their owner
     still holds them; a `result(timeout=...)` with no local handler (the
-    caller decides); and one inside `with ThreadPoolExecutor() as pool:`,
-    whose exit waits for the work.
+    caller decides); one inside `with ThreadPoolExecutor() as pool:`,
+    whose exit waits for the work; a wait in a loop whose timeout handler goes
+    round again to wait on the same work (the timeout is a polling interval);
+    and a future or task kept where it outlives the call (`self._stuck.add(fut)`,
+    `self._futures[job_id] = fut`, a module task set, a done-callback added).
 
     ## Why is this bad?
     A timeout ends the caller's wait, not the work. The abandoned task goes on
@@ -92,6 +107,13 @@ class TimeoutWithoutCancel(LintRule):
     user clicked again, a second run started, and both wrote the same order.
     Work that cannot be cancelled (a thread in a pool, a shielded task) must at
     least be recorded as "outcome unknown" so that a retry verifies first.
+
+    ## Severity
+    The hazard needs the abandoned work to write. A warning when it is a known
+    write by the same model as NA101 (the task's coroutine or the submitted
+    callable is a write call or a write tool: `payments.refund(...)`,
+    `pool.submit(mailer.send_email, batch)`); `info` otherwise (the work is
+    out of sight, or writes nothing).
 
     ## Example
     ```python
@@ -118,7 +140,7 @@ class TimeoutWithoutCancel(LintRule):
     """
 
     code = "NA203"
-    METADATA_DEPENDENCIES = (CalleeProvider,)
+    METADATA_DEPENDENCIES = (CalleeProvider, RetryProvider)
 
     VALID = [
         # Pending tasks cancelled, in a loop or a comprehension.
@@ -404,6 +426,59 @@ class TimeoutWithoutCancel(LintRule):
                         break
                     await asyncio.wait(pending, timeout=max(0, deadline - asyncio.get_event_loop().time()))
             """,
+        # A wait in a loop whose timeout goes round again: the timeout is a polling interval.
+        """
+
+            import concurrent.futures
+            import logging
+
+            def wait_for_upload(executor, path, stop_event):
+                future = executor.submit(upload_file, path)
+                while not stop_event.is_set():
+                    try:
+                        return future.result(timeout=1.0)
+                    except concurrent.futures.TimeoutError:
+                        logging.debug("upload of %s still running", path)
+                        continue
+                return None
+            """,
+        # A future or task kept by the object or the module: whoever holds it sees it through.
+        """
+
+            import asyncio
+            from concurrent.futures import TimeoutError as FutureTimeout
+
+            _running: set = set()
+
+            class JobRunner:
+                def __init__(self, pool):
+                    self._pool = pool
+                    self._futures = {}
+                    self._stuck = set()
+
+                def run(self, job_id, job):
+                    fut = self._pool.submit(job.execute)
+                    self._futures[job_id] = fut
+                    try:
+                        return fut.result(timeout=30)
+                    except FutureTimeout:
+                        return None
+
+                def run_or_park(self, job):
+                    fut = self._pool.submit(job.execute)
+                    try:
+                        return fut.result(timeout=30)
+                    except FutureTimeout:
+                        self._stuck.add(fut)
+                        return None
+
+            async def notify_all(hooks, event):
+                tasks = [asyncio.create_task(hook(event)) for hook in hooks]
+                for task in tasks:
+                    _running.add(task)
+                    task.add_done_callback(_running.discard)
+                await asyncio.wait(tasks, timeout=5)
+            """,
     ]
 
     INVALID = [
@@ -417,7 +492,7 @@ class TimeoutWithoutCancel(LintRule):
                         raise ToolTimeout(f'{len(pending)} tools still running')
                     return done
                 """,
-            line=4,
+            line=4, severity="info",
         ),
         # Pending only logged.
         Invalid(
@@ -429,21 +504,21 @@ class TimeoutWithoutCancel(LintRule):
                     for t in pending:
                         logging.warning('abandoning %s', t.get_name())
                 """,
-            line=4,
+            line=4, severity="info",
         ),
         # Result discarded; the tasks cannot be reached any more.
         Invalid("""
                 import asyncio
                 async def f(cs):
                     await asyncio.wait([asyncio.create_task(c) for c in cs], timeout=5)
-                """, line=3),
+                """, line=3, severity="info"),
         Invalid("""
                 import asyncio
                 async def f(cs):
                     ts = [asyncio.create_task(c) for c in cs]
                     done, _ = await asyncio.wait(ts, timeout=5)
                     return done
-                """, line=4),
+                """, line=4, severity="info"),
         # A loop that makes new tasks each round: the last round's stragglers are abandoned.
         Invalid(
             """
@@ -454,7 +529,7 @@ class TimeoutWithoutCancel(LintRule):
                         done, pending = await asyncio.wait(tasks, timeout=30)
                         report(done)
                 """,
-            line=5,
+            line=5, severity="info",
         ),
         # A race whose losers keep running.
         Invalid(
@@ -465,7 +540,7 @@ class TimeoutWithoutCancel(LintRule):
                     done, pending = await wait({a, b}, return_when=FIRST_COMPLETED)
                     return done.pop().result()
                 """,
-            line=4,
+            line=4, severity="info",
         ),
         Invalid(
             """
@@ -475,7 +550,7 @@ class TimeoutWithoutCancel(LintRule):
                     done, not_done = cf.wait(futs, 30)
                     return [x.result() for x in done]
                 """,
-            line=4,
+            line=4, severity="info",
         ),
         Invalid(
             """
@@ -501,7 +576,7 @@ class TimeoutWithoutCancel(LintRule):
                         except Exception:
                             pass
                 """,
-            line=4,
+            line=4, severity="info",
         ),
         Invalid(
             """
@@ -512,18 +587,47 @@ class TimeoutWithoutCancel(LintRule):
                     except asyncio.TimeoutError:
                         raise HTTPException(504)
                 """,
-            line=4,
+            line=4, severity="info",
         ),
+        # Work that writes, abandoned: the refunds land after the caller reported failure.
+        Invalid("""
+
+                import asyncio
+
+                async def refund_all(payments, orders):
+                    tasks = [asyncio.create_task(payments.refund(order.charge_id)) for order in orders]
+                    done, pending = await asyncio.wait(tasks, timeout=30)
+                    if pending:
+                        raise TimeoutError(f"{len(pending)} refunds still running")
+                    return [t.result() for t in done]
+                """, line=6),
+        # A loop that starts new work each round abandons the last round's work.
+        Invalid("""
+
+                from concurrent.futures import TimeoutError
+
+                def send_batches(pool, mailer, batches):
+                    for batch in batches:
+                        fut = pool.submit(mailer.send_email, batch)
+                        try:
+                            fut.result(timeout=10)
+                        except TimeoutError:
+                            continue
+                """, line=8),
     ]
 
     def __init__(self, context=None) -> None:
         super().__init__(context)
         self.frames: list[_Frame] = []
         self.assigned_to: dict[cst.Call, cst.BaseAssignTargetExpression | None] = {}
+        settings = self.context.settings
+        self.registry = ToolRegistry.for_table(settings.tools if settings is not None else None)
 
     # -- scopes -------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self.frames.append(_Frame(node=node))
+        self.model = self.get_metadata(RetryProvider, node)
+        self.facts = {id(f.node): f for group in self.model.functions.values() for f in group}
 
     def leave_Module(self, original_node: cst.Module) -> None:
         self._check_waits(original_node, self.frames.pop())
@@ -556,26 +660,32 @@ class TimeoutWithoutCancel(LintRule):
 
     def visit_Try_body(self, node: cst.Try) -> None:
         self.frames[-1].tries.append(node)
+        self.frames[-1].try_depth[id(node)] = len(self.frames[-1].loop_nodes)
 
     def leave_Try_body(self, node: cst.Try) -> None:
         self.frames[-1].tries.pop()
 
     def visit_For(self, node: cst.For) -> None:
         self.frames[-1].loops.append(set())
+        self.frames[-1].loop_nodes.append(node)
 
     def leave_For(self, original_node: cst.For) -> None:
         self.frames[-1].loops.pop()
+        self.frames[-1].loop_nodes.pop()
 
     def visit_While(self, node: cst.While) -> None:
         self.frames[-1].loops.append(set())
+        self.frames[-1].loop_nodes.append(node)
         self.frames[-1].deadlines.append(_clocked(node.test))
 
     def leave_While(self, original_node: cst.While) -> None:
         self.frames[-1].loops.pop()
+        self.frames[-1].loop_nodes.pop()
         self.frames[-1].deadlines.pop()
 
     def visit_TryStar_body(self, node: cst.TryStar) -> None:
         self.frames[-1].tries.append(node)
+        self.frames[-1].try_depth[id(node)] = len(self.frames[-1].loop_nodes)
 
     def leave_TryStar_body(self, node: cst.TryStar) -> None:
         self.frames[-1].tries.pop()
@@ -659,7 +769,7 @@ class TimeoutWithoutCancel(LintRule):
             return  # the caller made these tasks and still holds them
         awaited = [n.value for n in named]
         fed_back = isinstance(waited, cst.Name) and bool(frame.loops) and waited.value not in frame.loops[-1]
-        frame.waits.append(_Wait(node, pending, awaited, fed_back))
+        frame.waits.append(_Wait(node, pending, awaited, fed_back, waited))
 
     def _check_waits(self, scope: cst.CSTNode, frame: _Frame) -> None:
         if frame.waits and frame.cleans_up():
@@ -670,13 +780,28 @@ class TimeoutWithoutCancel(LintRule):
             outside = self._outside(wait.call)
             if wait.fed_back or any(handles_tasks(scope, name, outside) for name in wait.awaited):
                 continue
+            if any(_kept(scope, name, self.frames[0]) for name in [*wait.awaited, *filter(None, [wait.pending])]):
+                continue
             what = f"nothing cancels, awaits or keeps `{wait.pending}`" if wait.pending else "its pending set is dropped"
             self.report(
                 wait.call,
                 f"`{_shown(wait.call)}(...)` can return while tasks still run, and {what}: "
                 "they go on calling tools after the caller gave up; cancel them "
                 "(`for t in pending: t.cancel()`) or keep them to await later",
+                severity=self._work_severity(wait.work, frame),
             )
+
+    def _work_severity(self, work: cst.BaseExpression | None, frame: _Frame) -> str | None:
+        """The rule's own severity when the abandoned work is a known write (the task's
+        coroutine, the submitted callable), else `info`: work that writes nothing does
+        no harm by running on."""
+        where = self.facts.get(id(frame.node))
+        for target, carrier in _work(work, frame, 0):
+            callee = self.get_metadata(CalleeProvider, carrier, None) if target is carrier.func else None
+            found = self.registry.write_of(target, callee=callee, carrier=carrier, where=where, model=self.model)
+            if found is not None:
+                return severity(found, (), handed=True)
+        return INFERRED
 
     @staticmethod
     def _outside(node: cst.CSTNode):
@@ -694,30 +819,50 @@ class TimeoutWithoutCancel(LintRule):
             and timeout is not None
             and not calls.is_none(timeout.value)
         ):
-            self._check_handler(node, "the shielded task keeps running after the timeout")
+            shielded = inner.args[0].value if inner.args else None
+            self._check_handler(node, "the shielded task keeps running after the timeout", shielded)
 
     def _see_result(self, node: cst.Call, callee: str | None) -> None:
         if self.frames[-1].pools:
             return  # the pool's `with` waits for the work: nothing outlives the caller
         timeout = calls.argument(node, ("timeout",), 0 if callee == _FUTURE_RESULT else None)
         if timeout is not None and not calls.is_none(timeout.value):
-            self._check_handler(node, "the future's work keeps running in its worker after the timeout")
+            work = node.func.value if isinstance(node.func, cst.Attribute) else None
+            self._check_handler(node, "the future's work keeps running in its worker after the timeout", work)
 
-    def _check_handler(self, node: cst.Call, why: str) -> None:
-        if self.frames[-1].cleans_up():
+    def _check_handler(self, node: cst.Call, why: str, work: cst.BaseExpression | None) -> None:
+        frame = self.frames[-1]
+        if frame.cleans_up():
             return
-        for attempt in reversed(self.frames[-1].tries):
+        if isinstance(work, cst.Name) and frame.node is not None and _kept(frame.node, work.value, self.frames[0]):
+            return  # kept (`self._stuck.add(fut)`, a done-callback): not abandoned
+        for attempt in reversed(frame.tries):
             handler = next((h for h in attempt.handlers if catches_timeout(h)), None)
             if handler is None:
                 continue
+            if self._polls(attempt, handler, work):
+                return
             if is_passive(handler):
                 line = self.line_of(handler)
                 self.report(
                     node,
                     f"`{_shown(node)}(...)`: {why}, and the handler on line {line} neither cancels it "
                     "nor records its outcome as unknown: its side effects may land after the caller moved on",
+                    severity=self._work_severity(work, frame),
                 )
             return
+
+    def _polls(self, attempt: cst.Try | cst.TryStar, handler: cst.ExceptHandler, work: cst.BaseExpression | None
+               ) -> bool:
+        """The wait is a polling interval: the try is in a loop, the timeout handler goes
+        round again, and the loop waits on the same work (not new work each round)."""
+        frame = self.frames[-1]
+        depth = frame.try_depth.get(id(attempt), 0)
+        if not depth or not goes_round(handler.body) or not isinstance(work, cst.Name):
+            return False
+        loop = frame.loop_nodes[depth - 1]
+        targets = {n.value for n in walk.subtree(loop.target) if isinstance(n, cst.Name)} if isinstance(loop, cst.For) else set()
+        return work.value not in frame.loops[depth - 1] | targets
 
 
 def _method_name(func: cst.BaseExpression) -> str | None:
@@ -754,6 +899,58 @@ def _from_registry(value: cst.BaseExpression | None, module: _Frame) -> bool:
         return False
     source_of = value.for_in.iter
     return isinstance(source_of, cst.Attribute) or (isinstance(source_of, cst.Name) and source_of.value in module.assigned)
+
+
+def _work(expr: cst.BaseExpression | None, frame: _Frame, depth: int) -> list[tuple[cst.BaseExpression, cst.Call]]:
+    """What a task or future runs, as (callee expression, the call carrying its
+    arguments): the coroutine of `create_task(run(c))`, the callable of
+    `pool.submit(charge, order)`; through local names and comprehensions."""
+    if expr is None or depth > 4:
+        return []
+    expr = _unconverted(expr.expression if isinstance(expr, cst.Await) else expr)
+    if isinstance(expr, cst.Name):
+        return _work(frame.assigned.get(expr.value), frame, depth + 1)
+    if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return _work(expr.elt, frame, depth + 1)
+    if isinstance(expr, (cst.List, cst.Set, cst.Tuple)):
+        return [found for e in expr.elements for found in _work(e.value, frame, depth + 1)]
+    if not isinstance(expr, cst.Call):
+        return []
+    name = _method_name(expr.func)
+    if name in _STARTS:
+        at = _STARTS[name]
+        plain = calls.positional(expr)
+        if at >= len(plain):
+            return []
+        started = plain[at].value
+        if name in ("submit", "run_in_executor"):
+            return [(started, expr)] if isinstance(started, (cst.Name, cst.Attribute)) else []
+        return _work(started, frame, depth + 1)
+    return [(expr.func, expr)]
+
+
+def _kept(scope: cst.CSTNode, name: str, module: _Frame) -> bool:
+    """A task or future `name` is kept where it outlives the call: put into a container
+    of the object or module (`self._stuck.add(fut)`, `self._futures[job_id] = fut`,
+    `_running.append(task)`), bound to an attribute, or given a done-callback."""
+    for node in walk.subtree(scope):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method == "add_done_callback" and _is_name(node.func.value, name):
+                return True
+            holder = node.func.value
+            if method in _KEEPS and any(_is_name(a.value, name) for a in node.args) and (
+                not isinstance(holder, cst.Name) or holder.value in module.assigned
+            ):
+                return True  # `self._stuck.add(fut)`, `_running.add(task)`: not a local list
+        elif isinstance(node, cst.Assign) and _is_name(node.value, name):
+            if any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in node.targets):
+                return True
+    return False
+
+
+def _is_name(expr: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
 
 
 def _unawaited(expr: cst.BaseExpression) -> cst.Call | None:
