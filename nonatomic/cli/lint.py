@@ -39,7 +39,6 @@ def lint(paths, select, ignore, fmt, output, fix, unsafe_fixes, diff, jobs, no_c
     from nonatomic.lint.engine import lint_paths
     from nonatomic.lint.formats import render
     from nonatomic.lint.formats import statistics as render_statistics
-    from nonatomic.lint.runner import MAX_LINE_BYTES
 
     paths = list(paths) or [Path(".")]
     for path in paths:
@@ -61,12 +60,8 @@ def lint(paths, select, ignore, fmt, output, fix, unsafe_fixes, diff, jobs, no_c
         )
     for crash in report.crashes:
         click.echo(f"error: {crash.path}: rule {crash.code} failed: {crash.error}", err=True)
-    for path in report.too_large:
-        click.echo(
-            f"note: {path}: larger than max-file-bytes ({settings.max_file_bytes}) or with a line over "
-            f"{MAX_LINE_BYTES} bytes: only its syntax was checked",
-            err=True,
-        )
+    for path, note in report.notes:
+        click.echo(f"note: {path}: {note}", err=True)
 
     if diff:
         for path, (before, after) in sorted(report.fixed.items()):
