@@ -38,6 +38,14 @@ class RuleCrash:
     error: str
 
 
+class Unparsable(Exception):
+    """libcst could not parse a file (its error in `error`)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class OverBudget(Exception):
     """Linting a file passed its time budget (max-file-seconds)."""
 

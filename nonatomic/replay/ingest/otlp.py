@@ -48,16 +48,16 @@ from datetime import datetime, timedelta, timezone
 
 import duckdb
 
-from nonatomic.replay import ledger
-from nonatomic.replay.database import transaction
-from nonatomic.replay.convert import Source
-from nonatomic.replay.fields import FIELDS
-from nonatomic.replay.inputs import InputError, LogFile
-from nonatomic.replay.mapping import Mapping, MappingError
-from nonatomic.replay.params import Params
-from nonatomic.replay.readers import Reader
-from nonatomic.replay.schema import EVENT_ROWS
-from nonatomic.replay.stage import STAGE, stage_sql
+from nonatomic.replay.ingest import ledger
+from nonatomic.replay.ingest.convert import Source
+from nonatomic.replay.ingest.database import transaction
+from nonatomic.replay.ingest.fields import FIELDS
+from nonatomic.replay.ingest.inputs import InputError, LogFile
+from nonatomic.replay.ingest.mapping import Mapping, MappingError
+from nonatomic.replay.ingest.params import Params
+from nonatomic.replay.ingest.readers import Reader
+from nonatomic.replay.ingest.records import STAGE, stage_sql
+from nonatomic.replay.ingest.schema import EVENT_ROWS
 
 RECORDS = "nonatomic_otlp_records"
 TOOL_OPERATION = "execute_tool"
