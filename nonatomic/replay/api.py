@@ -17,6 +17,7 @@ import pandas as pd
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
+from nonatomic.replay.ingest.ledger import CHANGES
 from nonatomic.replay.ingest.mapping import Mapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import Timeline
@@ -52,7 +53,13 @@ class Replay:
         return pd.DataFrame(self.detect(select, ignore))
 
     def summary(self, findings: list[dict] | None = None) -> dict:
-        return summarize(self.con, findings if findings is not None else self.detect())
+        """Counts over the whole database; with a kept database, also what this run did to
+        each file it was given (`changes`: new, grown, replaced, unchanged -> files)."""
+        summary = summarize(self.con, findings if findings is not None else self.detect())
+        if self.ingested.changes:
+            summary["changes"] = {change: [path for path, c in self.ingested.changes.items() if c == change]
+                                  for change in CHANGES}
+        return summary
 
     def quarantine_rows(self) -> list[dict]:
         return quarantine_rows(self.con)

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 import duckdb
 
 from nonatomic.replay.ingest import ledger, ndjson, otlp
+from nonatomic.replay.ingest.compression import check_whole
 from nonatomic.replay.ingest.database import transaction, unordered
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import InputError, LogFile
+from nonatomic.replay.ingest.lines import EXACT_LINES, has_lone_cr, load_exact_lines
 from nonatomic.replay.ingest.mapping import Mapping
 from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, reader_for
@@ -43,6 +45,8 @@ class IngestResult:
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Files the database already held in full."""
+    changes: dict[str, str] = field(default_factory=dict)
+    """Into a kept database: each file -> new, grown, replaced or unchanged (see ledger.py)."""
     lines: int = 0
     events: int = 0
     quarantined: int = 0
@@ -56,9 +60,15 @@ def ingest(con, logs: list[LogFile], mapping: Mapping | None = None, *, persiste
     result = IngestResult()
     for log in logs:
         plan = ledger.plan(con, log, persistent)
-        if plan is None:
+        if persistent:
+            result.changes[log.path] = plan.change
+        if plan.change == "unchanged":
             result.skipped.append(log.path)
+        elif not plan.loads:
+            with transaction(con):
+                ledger.forget(con, log, plan)
         else:
+            check_whole(log)
             load = otlp.ingest_file if log.format == "otlp" else _ingest_file
             lines, events, quarantined = load(con, log, plan, mapping, max_line_bytes)
             result.files.append(log.path)
@@ -78,7 +88,7 @@ def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_lin
     except duckdb.Error as exc:
         raise InputError(f"{log.path}: cannot read as {log.format}: {str(exc).splitlines()[0]}") from exc
     finally:
-        for table in (STAGE, REJECTS, REJECT_SCANS):
+        for table in (STAGE, REJECTS, REJECT_SCANS, EXACT_LINES):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     return counts
 
@@ -93,10 +103,13 @@ class _Records:
 
 
 def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> _Records:
-    if log.format == "jsonl" and ndjson.stage(con, log, mapping, max_line_bytes):
+    exact = log.format == "jsonl" and has_lone_cr(log)
+    if exact:
+        load_exact_lines(con, log, max_line_bytes)
+    elif log.format == "jsonl" and ndjson.stage(con, log, mapping, max_line_bytes):
         return _Records(f"({_numbered_sql(0, False, max_line_bytes)})", {})
     params = Params()
-    reader = reader_for(con, log, mapping, params, max_line_bytes)
+    reader = reader_for(con, log, mapping, params, max_line_bytes, exact_lines=exact)
     if reader.line is not None:
         # The reader numbers its records: no staging, the loads scan the file itself.
         return _Records(f"({records_sql(reader, mapping, params)})", params.values)
@@ -111,7 +124,7 @@ def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> _Recor
 
 
 def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int, int, int]:
-    stored = ledger.begin(con, plan)
+    stored = ledger.begin(con, log, plan)
     base = con.execute(f"SELECT coalesce(max(event_id), 0) FROM {EVENT_ROWS}").fetchone()[0]
     window = {**records.params, "after": plan.after_line}
     lines, last_line = con.execute(

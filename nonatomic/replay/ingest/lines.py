@@ -1,0 +1,73 @@
+"""Lines as `grep -n` and `wc -l` count them: a line ends at LF (a CR before it is part of
+the line end), and a lone CR is a byte inside its line.
+
+DuckDB's CSV scanner, which reads JSONL lines, also ends a line at a lone CR: a
+file holding one gets more lines than it has, every later line number is off,
+and the byte after the CR starts a new "line" (a valid line was quarantined as
+invalid JSON).  Such files, found by a scan of their bytes, are read here
+instead, split at LF only, into a table the JSONL reader reads its lines from.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+from nonatomic.replay.ingest.inputs import LogFile
+
+EXACT_LINES = "nonatomic_exact_lines"
+_CHUNK = 1 << 20
+_BATCH = 100_000
+
+
+def has_lone_cr(log: LogFile) -> bool:
+    """Whether the (uncompressed or gzip) file holds a CR that is not followed by LF.  A zstd
+    file is not scanned: the standard library cannot decompress it."""
+    if log.compression == "zstd":
+        return False
+    opener = gzip.open if log.compression == "gzip" else open
+    pending = False  # the previous chunk ended with a CR
+    with opener(log.path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            if pending and not chunk.startswith(b"\n"):
+                return True
+            pending = chunk.endswith(b"\r")
+            if b"\r" in chunk and chunk.count(b"\r") - pending != chunk.count(b"\r\n"):
+                return True
+    return pending  # a CR as the file's last byte
+
+
+def load_exact_lines(con, log: LogFile, max_line_bytes: int) -> None:
+    """CREATE EXACT_LINES (`line`, `bad`: why the line cannot be read, else NULL), one row per
+    line in file order; lines are texts without their LF or CRLF ending."""
+    import pandas as pd  # only such files need it: the rest of replay streams through DuckDB
+
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {EXACT_LINES} (line VARCHAR, bad VARCHAR)")
+    opener = gzip.open if log.compression == "gzip" else open
+    rows: list[tuple[str | None, str | None]] = []
+    with opener(log.path, "rb") as fh:
+        for raw in fh:
+            rows.append(_row(raw, max_line_bytes))
+            if len(rows) == _BATCH:
+                _append(con, pd.DataFrame(rows, columns=["line", "bad"], dtype=object))
+                rows = []
+    if rows:
+        _append(con, pd.DataFrame(rows, columns=["line", "bad"], dtype=object))
+
+
+def _row(raw: bytes, max_line_bytes: int) -> tuple[str | None, str | None]:
+    body = raw[:-1] if raw.endswith(b"\n") else raw
+    body = body[:-1] if raw.endswith(b"\r\n") else body
+    if len(body) > max_line_bytes:
+        return body[:max_line_bytes].decode("utf-8", "replace"), f"line longer than {int(max_line_bytes)} bytes"
+    try:
+        return body.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return body.decode("utf-8", "replace"), "bytes that are not UTF-8"
+
+
+def _append(con, frame) -> None:
+    con.register("nonatomic_exact_batch", frame)
+    try:
+        con.execute(f"INSERT INTO {EXACT_LINES} SELECT line, bad FROM nonatomic_exact_batch")
+    finally:
+        con.unregister("nonatomic_exact_batch")
