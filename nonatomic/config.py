@@ -1,4 +1,4 @@
-"""Finding and reading `[tool.nonatomic]` in pyproject.toml.
+"""Finding and reading `[tool.nonatomic]` in pyproject.toml, and what the machine allows.
 
 Shared by both engines; each interprets its own keys (lint: top level and
 `tools`, replay: `replay`).  Kept free of heavy imports: lint starts fast.
@@ -6,6 +6,7 @@ Shared by both engines; each interprets its own keys (lint: top level and
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -45,3 +46,12 @@ def load_tool_table(path: Path) -> dict:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.nonatomic] must be a table")
     return table
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, where the system has one): the
+    bound of --jobs and --threads, since more workers than CPUs only add overhead."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1

@@ -22,12 +22,22 @@ def usage_error(message: str) -> click.exceptions.Exit:
 
 
 def write(report: str, output: str | os.PathLike | None, color: bool | None = None) -> None:
-    """The report to `output` (a file), else to standard output (styled only if `color`)."""
+    """The report to `output` (a file), else to standard output (styled only if `color`).
+    A file that cannot be written (read-only, a full disk) is exit 2 with the system's reason."""
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(report)
+        write_file(output, report)
     else:
         click.echo(report, nl=False, color=color)
+
+
+def write_file(path: str | os.PathLike, text: str) -> None:
+    """`text` to the file at `path`; exit 2 naming the real OSError when it cannot be written.
+    A file name that is not UTF-8 in `text` keeps its bytes (surrogateescape)."""
+    try:
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise usage_error(f"{os.fspath(path)}: cannot write: {exc.strerror or exc}") from exc
 
 
 class progress:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from nonatomic.cli.common import codes, progress, write
+from nonatomic.cli.common import codes, progress, write, write_file
 from nonatomic.config import ConfigError
 
 
@@ -76,7 +76,7 @@ def lint(paths, select, ignore, fmt, output, fix, unsafe_fixes, diff, jobs, no_c
 
     findings = report.findings
     if write_baseline:
-        baselines.write_baseline(write_baseline, findings)
+        write_file(write_baseline, baselines.baseline_text(findings))
         click.echo(f"Wrote {len(findings)} finding(s) to {write_baseline}.", err=True)
         sys.exit(2 if report.crashes else 0)
     if known is not None:

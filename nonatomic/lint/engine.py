@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from nonatomic.config import usable_cpus
 from nonatomic.lint.cache import LintCache, content_hash
 from nonatomic.lint.config import LintSettings
 from nonatomic.lint.discovery import iter_python_files
@@ -72,14 +73,6 @@ def _unchanged(path: str, before: os.stat_result) -> os.stat_result | None:
         return None
     same = (after.st_mtime_ns, after.st_size, after.st_ino) == (before.st_mtime_ns, before.st_size, before.st_ino)
     return before if same else None
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask, where the system has one)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
 
 
 def printable(path: str) -> str:

@@ -165,8 +165,10 @@ def _records(log: LogFile, mapping: Mapping, max_line_bytes: int):
                 raise _Bad(f"line longer than {int(max_line_bytes)} bytes")
             text = _decode(raw)
             found = list(_spans(number, text))  # the whole line first: a malformed one adds no span
-        except _Bad as bad:
-            reason = str(bad)
+        except (_Bad, RecursionError) as bad:
+            # json parses (and renders) nested values recursively: a record nested past the
+            # interpreter's limit is a bad record, not a crash.
+            reason = str(bad) if isinstance(bad, _Bad) else "nested too deeply to read"
             if reason == "invalid JSON" and not raw.endswith(b"\n"):
                 reason = "truncated last line: invalid JSON"
             spans.append((number, reason, raw.decode("utf-8", "replace").rstrip("\r\n")))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from nonatomic.replay.ingest.convert import Source
+from nonatomic.replay.ingest.convert import Source, json_type_problem
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import LogFile
 from nonatomic.replay.ingest.lines import EXACT_LINES
@@ -81,8 +81,22 @@ def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int, 
             names.append(name)
             positions.setdefault(field, []).append(len(names))
     pointers = params(["/" + name.replace("~", "~0").replace("/", "~1") for name in names])
+    # A key given twice in a line: the last one counts, as in Python, JavaScript and jq
+    # (DuckDB's lookups find the first).  Only such lines pay for the second parse.
+    last = (f"list_transform({params(names)}, lambda name: list_reverse(json_extract(line, '$.*'))"
+            f"[list_position(list_reverse(json_keys(line)), name)])")
+    twice = "len(json_keys(line)) > len(list_distinct(json_keys(line)))"
     scan = f"{EXACT_LINES}" if exact_lines else f"(SELECT line, NULL AS bad FROM {jsonl_lines(log, params, max_line_bytes)})"
-    relation = f"(SELECT line, bad, try(json_extract_string(line, {pointers})) AS parsed FROM {scan})"
+    relation = (
+        f"(SELECT line, bad, CASE WHEN twice THEN list_transform(chosen, lambda v: json_extract_string(v, '$')) "
+        f"ELSE try(json_extract_string(line, {pointers})) END AS parsed, "
+        f"CASE WHEN twice THEN list_transform(chosen, lambda v: json_type(v)) "
+        f"ELSE try(json_type(line, {pointers})) END AS types "
+        f"FROM (SELECT *, CASE WHEN twice THEN try({last}) END AS chosen "
+        f"FROM (SELECT *, coalesce(try({twice}), false) AS twice FROM {scan})))"
+    )
+    wrong_types = [check for field in FIELDS for i in positions.get(field, ())
+                   if (check := json_type_problem(field, f"types[{i}]")) is not None]
     sources = {
         field: Source(_first(f"parsed[{i}]" for i in positions[field]))
         for field in FIELDS
@@ -104,7 +118,8 @@ def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int, 
         raw="line",
         blank="CASE WHEN starts_with(line, '{') THEN false ELSE line IS NULL OR trim(line) = '' END",
         broken="CASE WHEN bad IS NOT NULL THEN bad WHEN parsed IS NULL THEN 'invalid JSON' "
-               f"WHEN NOT {is_object} THEN 'not a JSON object' END",
+               f"WHEN NOT {is_object} THEN 'not a JSON object' "
+               f"ELSE {_first(wrong_types) if wrong_types else 'NULL'} END",
         header_lines=0,
         has_rejects=not exact_lines,
     )
