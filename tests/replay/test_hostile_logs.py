@@ -415,3 +415,29 @@ def test_an_otlp_record_nested_past_the_interpreters_limit_is_quarantined(tmp_pa
     report = json.loads(run.stdout)
     assert [(q["line"], q["reason"]) for q in report["quarantine"]] == [(1, "nested too deeply to read")]
     assert report["summary"]["lines"] == 1
+
+
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_blank_lines_in_a_csv_log_shift_no_line_number(tmp_path, line_end, compress):
+    rows = ["ts,task_id,seq", "2024-05-01T10:00:01Z,t,1", "", "2024-05-01T10:00:02Z,t", "", "",
+            "2024-05-01T10:00:03Z,t,x", "2024-05-01T10:00:04Z,t,4,5", "2024-05-01T10:00:05Z,t,5"]
+    data = line_end.join(rows).encode() + line_end.encode()
+    log = tmp_path / ("audit.csv.gz" if compress else "audit.csv")
+    log.write_bytes(gzip.compress(data) if compress else data)
+    grep = {text.split(",")[-1]: number for number, text in enumerate(rows, start=1)}
+    with open_logs(log) as replayed:
+        assert replayed.con.execute("SELECT seq, line FROM events ORDER BY seq").fetchall() == [
+            (1, grep["1"]), (5, grep["5"])]
+        assert [(q["line"], q["reason"]) for q in replayed.quarantine_rows()] == [
+            (4, "CSV row has too few columns"), (grep["x"], "seq is not an integer: x"),
+            (8, "CSV row has too many columns")]
+        assert state(replayed)[2] == (5, 2, 3)
+
+
+def test_a_csv_log_mixing_lf_and_crlf_is_refused_with_the_reason(tmp_path):
+    # DuckDB's strict CSV reader cannot read it (a lenient one drops extra columns silently).
+    log = tmp_path / "audit.csv"
+    log.write_bytes(b"ts,task_id,seq\n2024-05-01T10:00:01Z,t,1\r\n2024-05-01T10:00:02Z,t,2\r\n")
+    result = replay(log)
+    assert result.exit_code == 2 and "ends some lines with LF and others with CRLF" in result.output

@@ -20,7 +20,14 @@ from nonatomic.replay.ingest.compression import check_whole
 from nonatomic.replay.ingest.database import transaction, unordered
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import InputError, LogFile
-from nonatomic.replay.ingest.lines import EXACT_LINES, has_lone_cr, load_exact_lines
+from nonatomic.replay.ingest.lines import (
+    BLANK_LINES,
+    EXACT_LINES,
+    has_lone_cr,
+    load_blank_lines,
+    load_exact_lines,
+    mixes_line_ends,
+)
 from nonatomic.replay.ingest.mapping import Mapping
 from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, reader_for
@@ -86,9 +93,12 @@ def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_lin
         with transaction(con):
             counts = _load(con, log, plan, records)
     except duckdb.Error as exc:
+        if log.format == "csv" and mixes_line_ends(log):  # DuckDB's strict CSV reader wants one kind
+            raise InputError(f"{log.path}: ends some lines with LF and others with CRLF, which the CSV reader "
+                             "cannot read; give every line one ending (e.g. dos2unix)") from exc
         raise InputError(f"{log.path}: cannot read as {log.format}: {str(exc).splitlines()[0]}") from exc
     finally:
-        for table in (STAGE, REJECTS, REJECT_SCANS, EXACT_LINES):
+        for table in (STAGE, REJECTS, REJECT_SCANS, EXACT_LINES, BLANK_LINES):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     return counts
 
@@ -120,7 +130,11 @@ def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> _Recor
     con.execute(stage_sql(reader, mapping, params), params.values)
     rejected = reader.has_rejects and con.execute(f"SELECT count(*) FROM {REJECTS}").fetchone()[0] > 0
     spanning = reader.breaks != "0" and con.execute(f"SELECT coalesce(max(breaks), 0) FROM {STAGE}").fetchone()[0] > 0
-    return _Records(f"({_numbered_sql(reader.header_lines, rejected, max_line_bytes, spanning)})", {})
+    # DuckDB's CSV reader skips empty lines without counting them.  (Inside a quoted value
+    # spanning lines an empty line is no blank record, which a scan of lines cannot tell:
+    # files with such values keep the reader's numbering.)
+    blanks = log.format == "csv" and not spanning and load_blank_lines(con, log)
+    return _Records(f"({_numbered_sql(reader.header_lines, rejected, max_line_bytes, spanning, blanks)})", {})
 
 
 def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int, int, int]:
@@ -155,46 +169,54 @@ def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int,
     return lines, events, quarantined
 
 
-def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int, spanning: bool = False) -> str:
+def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int, spanning: bool = False,
+                  blanks: bool = False) -> str:
     """The staged records with their line numbers, plus the rejected lines.
 
     Records are numbered first (the CSV reader numbers its rejects that way
     too), then, when some record spans lines (`spanning`), each moves down by
-    the line breaks inside the records before it.
+    the line breaks inside the records before it.  `blanks`: BLANK_LINES holds
+    empty lines the reader skipped, which move the records after them down.
     """
-    numbered = _record_numbers_sql(header_lines, rejected, max_line_bytes)
+    numbered = _record_numbers_sql(header_lines, rejected, max_line_bytes, blanks)
     if not spanning:
         return numbered
     return (f"SELECT line + coalesce(sum(breaks) OVER (ORDER BY line ROWS BETWEEN UNBOUNDED PRECEDING "
             f"AND 1 PRECEDING), 0) AS line, * EXCLUDE (line) FROM ({numbered})")
 
 
-def _record_numbers_sql(header_lines: int, rejected: bool, max_line_bytes: int) -> str:
+def _record_numbers_sql(header_lines: int, rejected: bool, max_line_bytes: int, blanks: bool = False) -> str:
     """The staged records and the rejected ones, each numbered as if every record were a line.
 
-    Staged rows are numbered by position.  Lines the reader rejected never
-    reached the stage, so each staged row moves down by the number of
-    rejected lines before it: the i-th rejected line (line r) comes after
-    r - header - i staged rows, which an ASOF join looks up.
+    Staged rows are numbered by position.  Lines the reader rejected or
+    skipped (empty ones, `blanks`) never reached the stage, so each staged
+    row moves down by the number of such lines before it: the i-th of them
+    (line r) comes after r - header - i staged rows, which an ASOF join
+    looks up.  Rejected lines are rows too (quarantined); skipped ones are not.
     """
     first = 1 + header_lines
-    if not rejected:
+    if not rejected and not blanks:
         return f"SELECT rowid + {first} AS line, * FROM {STAGE}"
     reasons = " ".join(
         f"WHEN '{kind}' THEN '{text.format(max_line_bytes=int(max_line_bytes))}'"
         for kind, text in _REJECT_REASONS.items()
     )
-    return f"""
-        WITH rejected AS (
+    rejects = (f"""
             SELECT line,
                    string_agg(DISTINCT CASE error_type {reasons} ELSE lower(error_type) END, '; ') AS reason,
                    left(trim(any_value(csv_line), chr(10) || chr(13)), {RAW_KEPT}) AS raw
-            FROM {REJECTS} GROUP BY line
-        ),
+            FROM {REJECTS} GROUP BY line""" if rejected else
+               "SELECT CAST(NULL AS BIGINT) AS line, CAST(NULL AS VARCHAR) AS reason, "
+               "CAST(NULL AS VARCHAR) AS raw WHERE false")
+    skipped = f"SELECT line FROM rejected UNION ALL SELECT line FROM {BLANK_LINES}" if blanks else (
+        "SELECT line FROM rejected")
+    return f"""
+        WITH rejected AS ({rejects}),
+        skipped AS ({skipped}),
         shifts AS (
             SELECT line - {header_lines} - row_number() OVER (ORDER BY line) AS before,
                    row_number() OVER (ORDER BY line) AS shift
-            FROM rejected
+            FROM skipped
         ),
         steps AS (SELECT before, max(shift) AS shift FROM shifts GROUP BY before),
         staged AS (SELECT rowid + 1 AS position, * FROM {STAGE})

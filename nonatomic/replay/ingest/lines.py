@@ -15,6 +15,7 @@ import gzip
 from nonatomic.replay.ingest.inputs import LogFile
 
 EXACT_LINES = "nonatomic_exact_lines"
+BLANK_LINES = "nonatomic_blank_lines"
 _CHUNK = 1 << 20
 _BATCH = 100_000
 
@@ -34,6 +35,36 @@ def has_lone_cr(log: LogFile) -> bool:
             if b"\r" in chunk and chunk.count(b"\r") - pending != chunk.count(b"\r\n"):
                 return True
     return pending  # a CR as the file's last byte
+
+
+def mixes_line_ends(log: LogFile) -> bool:
+    """Whether the file's first megabyte ends some lines with LF and others with CRLF."""
+    if log.compression == "zstd":
+        return False
+    opener = gzip.open if log.compression == "gzip" else open
+    with opener(log.path, "rb") as fh:
+        head = fh.read(_CHUNK)
+    crlf = head.count(b"\r\n")
+    return 0 < crlf < head.count(b"\n")
+
+
+def load_blank_lines(con, log: LogFile) -> bool:
+    """CREATE BLANK_LINES (`line`) with the numbers of the (uncompressed or gzip) file's empty
+    lines, which DuckDB's CSV reader skips without counting them; False, and no table, when
+    there are none (or the file is zstd, which the standard library cannot read)."""
+    if log.compression == "zstd":
+        return False
+    opener = gzip.open if log.compression == "gzip" else open
+    blank: list[int] = []
+    with opener(log.path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if raw in (b"\n", b"\r\n"):
+                blank.append(number)
+    if not blank:
+        return False
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {BLANK_LINES} AS SELECT CAST(unnest($lines) AS BIGINT) AS line",
+                {"lines": blank})
+    return True
 
 
 def load_exact_lines(con, log: LogFile, max_line_bytes: int) -> None:
