@@ -35,7 +35,7 @@ def connect(db: str | None = None, memory_limit: str | None = None, threads: int
     if db is not None:
         _check_database_file(db)
     config: dict[str, object] = {
-        # Line numbers are row positions in staging tables: rows keep file order
+        # Line numbers are row positions in converted tables: rows keep file order
         # unless a statement runs `unordered`.
         "preserve_insertion_order": True,
         # Never fetch or load an extension behind the user's back (a database name, a
