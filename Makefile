@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SPARK_STAMP := $(VENV)/.installed-spark
 
-.PHONY: demo test bench spark clean
+.PHONY: demo test fuzz bench spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,16 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The fuzzing kinds of the suite at a large size: random line faults and line ends,
+# compressed files cut at every offset, random edit sequences between --db runs,
+# hostile values through every output format, hostile files for the linter.
+FUZZ_EXAMPLES ?= 300
+
+fuzz: $(STAMP)
+	NONATOMIC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q \
+		tests/replay/test_hostile_logs.py tests/replay/test_hostile_values.py \
+		tests/replay/test_ingest_property.py tests/lint/test_hostile_files.py
 
 bench: $(SPARK_STAMP)
 	@for script in benchmarks/bench_*.py; do \

@@ -10,10 +10,13 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from nonatomic.cli import main
 from nonatomic.lint import engine
 
+FUZZ_EXAMPLES = int(os.environ.get("NONATOMIC_FUZZ_EXAMPLES", "0"))
 HAZARD = "import requests\n\ndef refund(order):\n    return requests.post(URL, json=order)\n"
 CLEAN = "import requests\n\ndef refund(order):\n    return requests.post(URL, json=order, timeout=10)\n"
 
@@ -249,3 +252,46 @@ def test_the_timeout_fix_keeps_the_call_layout_and_its_comments(lint, before, af
     result = lint("import requests\n" + before, select=["NA201"], fix=True)
     assert result.fixed.decode() == "import requests\n" + after
 
+
+
+# Random layouts of a multi-line call: each argument on its own line or not, a trailing
+# comma or not, comments after any argument, after `(` and before `)`.
+_ARGS = st.lists(st.sampled_from(["url", "json=body", "headers=h", "data"]), min_size=1, max_size=4, unique=True)
+
+
+# The linter's deep thread raises the (process-wide) recursion limit on first use.
+@pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")
+@settings(max_examples=FUZZ_EXAMPLES or 25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(args=_ARGS, per_line=st.booleans(), trailing_comma=st.booleans(), comments=st.lists(st.booleans(), min_size=6,
+                                                                                          max_size=6),
+       closing_alone=st.booleans(), indent=st.sampled_from(["", "    "]))
+def test_the_timeout_fix_is_clean_in_any_call_layout(lint, args, per_line, trailing_comma, comments, closing_alone,
+                                                     indent):
+    inner = indent + "    "
+    args = sorted(args, key=lambda arg: "=" in arg)  # positional arguments first
+    parts = []
+    for i, arg in enumerate(args):
+        last = i == len(args) - 1
+        comma = "," if not last or trailing_comma else ""
+        comment = f"  # c{i}" if comments[i + 1] and (per_line or last) else ""
+        parts.append(f"{arg}{comma}{comment}" if per_line else f"{arg}{comma}")
+    opening = "requests.post(" + ("  # open" if comments[0] else "")
+    if per_line:
+        body = "".join(f"\n{inner}{part}" for part in parts)
+    else:
+        body = "\n" + inner + " ".join(parts)
+    closing = f"\n{indent})" if closing_alone or any("#" in p for p in parts) else ")"
+    call = opening + body + closing
+    head = "def f():\n" if indent else ""
+    source = f"import requests\n{head}{indent}{call}\n"
+    compile(source, "case.py", "exec")  # the generated layout is valid Python
+    fixed = lint(source, select=["NA201"], fix=True).fixed.decode()
+    compile(fixed, "fixed.py", "exec")
+    assert fixed.count("timeout=30") == 1
+    assert not any(line != line.rstrip() for line in fixed.splitlines()), "trailing whitespace"
+    before = {c.strip() for c in source.splitlines() if "#" in c}
+    after = {c.strip() for c in fixed.splitlines() if "#" in c}
+    # each comment stays with the code it followed (a line may gain the new argument only)
+    assert {c[c.index("#"):] for c in before} == {c[c.index("#"):] for c in after}
+    assert all(any(b.split("#")[0].strip() in a for a in after) for b in before)
+    assert lint(fixed, select=["NA201"], fix=True).fixed is None  # idempotent
