@@ -441,3 +441,15 @@ def test_a_csv_log_mixing_lf_and_crlf_is_refused_with_the_reason(tmp_path):
     log.write_bytes(b"ts,task_id,seq\n2024-05-01T10:00:01Z,t,1\r\n2024-05-01T10:00:02Z,t,2\r\n")
     result = replay(log)
     assert result.exit_code == 2 and "ends some lines with LF and others with CRLF" in result.output
+
+
+def test_a_file_changed_into_a_copy_of_another_drops_its_old_version_and_adds_nothing(tmp_path):
+    first, second, db = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "r.duckdb"
+    first.write_bytes(jsonl([record(1, task="a")]))
+    second.write_bytes(jsonl([record(2, task="b")]))
+    open_logs([first, second], db=db).close()
+    first.write_bytes(second.read_bytes())  # rotated over, say: its content is already held
+    with open_logs(first, db=db) as again:
+        assert again.ingested.changes == {str(first): "replaced"}
+        events, quarantine, counts = state(again)
+        assert [(file, task) for file, _, task, _ in events] == [(str(second), "b")] and counts == (1, 1, 0)
