@@ -23,6 +23,7 @@ from nonatomic.replay.ingest.inputs import InputError, LogFile
 from nonatomic.replay.ingest.lines import (
     BLANK_LINES,
     EXACT_LINES,
+    LoneCR,
     has_lone_cr,
     load_blank_lines,
     load_exact_lines,
@@ -75,9 +76,13 @@ def ingest(con, logs: list[LogFile], mapping: FieldMapping | None = None, *, per
             with transaction(con):
                 ledger.forget(con, log, plan)
         else:
-            check_whole(log)
-            load = otlp.ingest_file if log.format == "otlp" else _ingest_file
-            lines, events, quarantined = load(con, log, plan, mapping, max_line_bytes)
+            scanner = LoneCR() if log.compression == "gzip" else None
+            check_whole(log, scanner.feed if scanner else None)
+            if log.format == "otlp":
+                lines, events, quarantined = otlp.ingest_file(con, log, plan, mapping, max_line_bytes)
+            else:
+                exact = log.format == "jsonl" and has_lone_cr(log, scanner)
+                lines, events, quarantined = _ingest_file(con, log, plan, mapping, max_line_bytes, exact)
             result.files.append(log.path)
             result.lines += lines
             result.events += events
@@ -87,9 +92,11 @@ def ingest(con, logs: list[LogFile], mapping: FieldMapping | None = None, *, per
     return result
 
 
-def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: FieldMapping, max_line_bytes: int):
+def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: FieldMapping, max_line_bytes: int,
+                 exact: bool):
+    """`exact`: the file holds a lone CR, so its lines are split here (lines.py)."""
     try:
-        records = _records(con, log, mapping, max_line_bytes)
+        records = _records(con, log, mapping, max_line_bytes, exact)
         with transaction(con):
             counts = _load(con, log, plan, records)
     except duckdb.Error as exc:
@@ -112,8 +119,7 @@ class _Records:
     params: dict
 
 
-def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int) -> _Records:
-    exact = log.format == "jsonl" and has_lone_cr(log)
+def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int, exact: bool) -> _Records:
     if exact:
         load_exact_lines(con, log, max_line_bytes)
     elif log.format == "jsonl" and ndjson.convert_file(con, log, mapping, max_line_bytes):

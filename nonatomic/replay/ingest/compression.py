@@ -15,6 +15,7 @@ never read as if it were shorter, so each file is checked first:
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 
 from nonatomic.replay.ingest.inputs import InputError, LogFile
 
@@ -23,10 +24,11 @@ _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _SKIPPABLE = range(0x184D2A50, 0x184D2A60)
 
 
-def check_whole(log: LogFile) -> None:
-    """Raise InputError when `log` is compressed and its stream is cut short or corrupt."""
+def check_whole(log: LogFile, seen: Callable[[bytes], None] | None = None) -> None:
+    """Raise InputError when `log` is compressed and its stream is cut short or corrupt;
+    `seen` gets each decompressed piece of a gzip file (one pass serves other scans)."""
     if log.compression == "gzip":
-        problem = _gzip_problem(log.path)
+        problem = _gzip_problem(log.path, seen or (lambda piece: None))
     elif log.compression == "zstd":
         problem = _zstd_problem(log.path)
     else:
@@ -35,7 +37,7 @@ def check_whole(log: LogFile) -> None:
         raise InputError(f"{log.path}: {problem}; nothing of it was ingested")
 
 
-def _gzip_problem(path: str) -> str | None:
+def _gzip_problem(path: str, seen: Callable[[bytes], None]) -> str | None:
     decoder = zlib.decompressobj(zlib.MAX_WBITS | 16)
     inside = False  # part of a member was fed and the member has not ended
     offset = 0
@@ -47,9 +49,9 @@ def _gzip_problem(path: str) -> str | None:
                     break  # zero padding after the last member, as gzip(1) allows
                 inside = True
                 try:
-                    decoder.decompress(chunk, _CHUNK)
+                    seen(decoder.decompress(chunk, _CHUNK))
                     while decoder.unconsumed_tail:  # bounded output: a small bomb stays small
-                        decoder.decompress(decoder.unconsumed_tail, _CHUNK)
+                        seen(decoder.decompress(decoder.unconsumed_tail, _CHUNK))
                 except zlib.error as exc:
                     return f"corrupt gzip stream ({exc})"
                 chunk = b""

@@ -20,21 +20,42 @@ _CHUNK = 1 << 20
 _BATCH = 100_000
 
 
-def has_lone_cr(log: LogFile) -> bool:
-    """Whether the (uncompressed or gzip) file holds a CR that is not followed by LF.  A zstd
-    file is not scanned: the standard library cannot decompress it."""
-    if log.compression == "zstd":
+class LoneCR:
+    """Finds a CR not followed by LF in bytes fed in pieces (a file's chunks)."""
+
+    def __init__(self) -> None:
+        self.found = False
+        self._pending = False  # the previous piece ended with a CR
+
+    def feed(self, piece: bytes) -> None:
+        if self.found or not piece:
+            return
+        if self._pending and not piece.startswith(b"\n"):
+            self.found = True
+        self._pending = piece.endswith(b"\r")
+        if b"\r" in piece and piece.count(b"\r") - self._pending != piece.count(b"\r\n"):
+            self.found = True
+
+    def at_end(self) -> bool:
+        return self.found or self._pending  # a CR as the last byte
+
+
+def has_lone_cr(log: LogFile, scanner: LoneCR | None = None) -> bool:
+    """Whether the file holds a CR that is not followed by LF; `scanner`, when given, has
+    already been fed the decompressed bytes (the integrity check reads them anyway).  An
+    uncompressed file is read here; a zstd file is not scanned: the standard library
+    cannot decompress it."""
+    if scanner is not None:
+        return scanner.at_end()
+    if log.compression != "none":
         return False
-    opener = gzip.open if log.compression == "gzip" else open
-    pending = False  # the previous chunk ended with a CR
-    with opener(log.path, "rb") as fh:
+    scanner = LoneCR()
+    with open(log.path, "rb") as fh:
         while chunk := fh.read(_CHUNK):
-            if pending and not chunk.startswith(b"\n"):
+            scanner.feed(chunk)
+            if scanner.found:
                 return True
-            pending = chunk.endswith(b"\r")
-            if b"\r" in chunk and chunk.count(b"\r") - pending != chunk.count(b"\r\n"):
-                return True
-    return pending  # a CR as the file's last byte
+    return scanner.at_end()
 
 
 def mixes_line_ends(log: LogFile) -> bool:
