@@ -26,7 +26,7 @@ from nonatomic.rules.replay.views import WRITE
 
 SQL = f"""
 WITH zombies AS (
-    SELECT o.*, t.end_id AS task_end_id, t.end_status,
+    SELECT o.*, t.end_id AS task_end_id, t.end_status, t.end_ms AS task_end_ms,
            o.start_pos < t.end_pos AS in_flight,
            CASE WHEN o.start_pos < t.end_pos THEN o.end_ms ELSE o.start_ms END - t.end_ms AS after_ms,
            ROW_NUMBER() OVER (PARTITION BY o.task_id, o.step ORDER BY o.start_pos) AS nth,
@@ -39,8 +39,9 @@ WITH zombies AS (
       AND (o.op = 'rollback' OR (o.op = 'call' AND {WRITE.format(op="o")}))
 )
 SELECT task_id, step, start_id AS anchor_id,
-       CASE WHEN in_flight THEN [start_id, task_end_id, end_id] ELSE [task_end_id, start_id] END AS witness_ids,
+       [task_end_id, start_id, CASE WHEN in_flight THEN end_id END] AS witness_ids,
        CASE WHEN in_flight THEN 'in_flight' ELSE 'after_end' END AS variant,
+       abs(start_ms - task_end_ms) AS start_offset_ms, CASE WHEN in_flight THEN 'before' ELSE 'after' END AS side,
        op, tool, end_status, after_ms, n_writes
 FROM zombies
 WHERE nth = 1
@@ -116,6 +117,11 @@ DETECTOR = Detector(
             " completed {after_ms:dur} later: the caller gave up on it, and it took effect anyway"
         ),
     },
+    witnesses=(
+        ("task_end_id", "the task ended ({end_status})"),
+        ("write_id", "{op} `{tool}` of step {step} started {start_offset_ms:dur} {side} the end"),
+        ("write_end_id", "it completed {after_ms:dur} after the end"),
+    ),
     requires=("nr_ops", "nr_task_ends"),
     cases=CASES,
 )
