@@ -8,7 +8,7 @@ SPARK_STAMP := $(VENV)/.installed-spark
 FLOORS_VENV  := .venv-floors
 FLOORS_STAMP := $(FLOORS_VENV)/.installed
 
-.PHONY: demo test test-floors bench spark clean
+.PHONY: demo test test-floors fuzz bench spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,16 @@ $(FLOORS_STAMP): pyproject.toml .ci/floors.py | $(STAMP)
 test-floors: $(FLOORS_STAMP)
 	$(FLOORS_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(libcst|click|pyyaml|duckdb|pandas|numpy|tomli) '
 	$(FLOORS_VENV)/bin/python -m pytest
+
+# The fuzzing kinds of the suite at a large size: random line faults and line ends,
+# compressed files cut at every offset, random edit sequences between --db runs,
+# hostile values through every output format, hostile files for the linter.
+FUZZ_EXAMPLES ?= 300
+
+fuzz: $(STAMP)
+	NONATOMIC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q \
+		tests/replay/test_hostile_logs.py tests/replay/test_hostile_values.py \
+		tests/replay/test_ingest_property.py tests/lint/test_hostile_files.py
 
 bench: $(SPARK_STAMP)
 	@for script in benchmarks/bench_*.py; do \

@@ -17,14 +17,16 @@ from __future__ import annotations
 import re
 
 from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds, when
+from nonatomic.replay.report.text import clean
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 _MERMAID_PLAIN = frozenset(" _.,/=+()'-→⚠…")
 
 
 def md(value: object) -> str:
-    """A value as literal text inside a Markdown table cell (every Markdown output uses this one)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+    """A value as literal text inside a Markdown table cell (every Markdown output uses this one).
+    Control and bidi characters are escaped as for a terminal: Markdown is read in one too."""
+    return _MD_SPECIAL.sub(r"\\\1", clean(" ".join(str(value).split())))
 
 
 def mermaid(value: object) -> str:

@@ -125,6 +125,14 @@ def _where(finding: dict) -> str:
 
 
 def _counts_line(summary: dict) -> str:
-    return (f"{summary['files']} file(s), {summary['lines']} line(s) = {summary['events']} event(s) "
+    line = (f"{summary['files']} file(s), {summary['lines']} line(s) = {summary['events']} event(s) "
             f"+ {summary['quarantined']} quarantined; {summary['tasks']} task(s); "
             f"{summary['findings']} finding(s)")
+    changes = summary.get("changes")  # a kept database: what this run did to each file
+    if changes:
+        line += "\nThis run: " + "; ".join(
+            f"{change} {len(files)}" + (f" ({', '.join(files[:5])}{', ...' if len(files) > 5 else ''})"
+                                         if change in ("grown", "replaced") else "")
+            for change, files in changes.items() if files
+        )
+    return line
