@@ -65,6 +65,8 @@ class LintCache:
             return None
         if not all(_is(value, _FIELD_TYPES[name]) for item in items for name, value in item.items()):
             return None
+        if not all(_is_site(site) for item in items for site in item["related"]):
+            return None
         return mtime, size, digest, [Finding(**item) for item in items]
 
     def store(self, relpath: str, stat: os.stat_result, digest: str, findings: list[Finding]) -> None:
@@ -87,9 +89,25 @@ class LintCache:
             pass  # a read-only checkout still lints; it just does not cache
 
 
+def _json_types(hint) -> tuple[type, ...]:
+    """The JSON types a value of the type `hint` is cached as: a tuple or list is a JSON
+    list; a union (`str | None`) any of its members."""
+    origin = typing.get_origin(hint)
+    if origin in (tuple, list):
+        return (list,)
+    if origin is None:
+        return (hint,)
+    return tuple(json_type for arg in typing.get_args(hint) for json_type in _json_types(arg))
+
+
 # Finding field -> the JSON types its cached value may have.
 _HINTS = typing.get_type_hints(Finding)
-_FIELD_TYPES = {field.name: typing.get_args(_HINTS[field.name]) or (_HINTS[field.name],) for field in fields(Finding)}
+_FIELD_TYPES = {field.name: _json_types(_HINTS[field.name]) for field in fields(Finding)}
+
+
+def _is_site(site: object) -> bool:
+    """A cached related site: [line, col]."""
+    return isinstance(site, list) and len(site) == 2 and all(_is(n, int) for n in site)
 
 
 def _is(value: object, types: type | tuple[type, ...]) -> bool:

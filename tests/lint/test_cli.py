@@ -160,6 +160,19 @@ def test_parallel_results_equal_serial(project):
     assert len(json.loads(serial)) == expected
 
 
+def test_cache_keeps_the_other_sites_of_a_grouped_finding(project):
+    write(project, "memory.py", (
+        "_sessions = {}\n"
+        "def remember(session_id, turn):\n    _sessions.setdefault(session_id, []).append(turn)\n"
+        "def forget(session_id):\n    _sessions.pop(session_id, None)\n"
+    ))
+    cli = CliRunner()
+    first = cli.invoke(main, ["lint", "--select", "NA301", "--format", "json", "."])
+    again = cli.invoke(main, ["lint", "--select", "NA301", "--format", "json", "."])
+    assert json.loads(first.stdout)[0]["related"] == [{"line": 5, "col": 5}]
+    assert again.exit_code == first.exit_code == 1 and again.stdout == first.stdout
+
+
 def test_cache_reuses_results_and_notices_changes(project):
     path = write(project, "tool.py", HAZARD)
     cli = CliRunner()
