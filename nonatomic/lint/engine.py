@@ -151,7 +151,7 @@ def lint_stdin(data: bytes, filename: str | None, settings: LintSettings, *, fix
     assert _PLAN is not None
     result = lint_source(relpath, data, _PLAN, fix=fix, unsafe_fixes=unsafe_fixes)
     report = LintReport()
-    _collect([(_Job(shown, relpath, None), None, result, data if fix else None)], report, None, None, 1)
+    _collect([(_Job(shown, relpath, None), None, result, data if fix else None, None)], report, None, None, 1)
     report.files = 1
     return report
 
