@@ -7,6 +7,7 @@ Exit codes: 0 drawn (findings do not fail a drawing; `replay` judges),
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 import click
@@ -46,12 +47,19 @@ def timeline(logs, tasks, fmt, max_events, max_tasks, mapping, db, output, selec
         return
     if fmt == "text":
         color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        drawing = text.render(timelines, omitted, color=color)
+        drawing = text.render(timelines, omitted, color=color, width=_terminal_width(output))
     elif fmt == "md":
         drawing = markdown.render(timelines, omitted)
     else:
         drawing = html.timeline_page(timelines, omitted)
     write(drawing, output)
+
+
+def _terminal_width(output) -> int | None:
+    """The terminal's width (or COLUMNS) when drawing to one; a file or a pipe gets whole lines."""
+    if output is None and ("COLUMNS" in os.environ or sys.stdout.isatty()):
+        return shutil.get_terminal_size().columns
+    return None
 
 
 timeline.params += [p for p in replay.params if p.name in _FROM_REPLAY]

@@ -2,10 +2,15 @@
 
 A timeline is a list of rows in the task's event order (one per log line,
 plus a row where a lock lease ran out by its TTL and a row for each run of
-events left out), a set of lanes (the task, each step, each lock) and spans
-over rows: op intervals and lock leases.  Positions, not times, place rows:
-a retry 5 ms after a timeout and a verify an hour later both stay visible,
-and "before" means what the detectors mean by it (the event order).
+events left out), a set of lanes (the task, each step, each owner of each
+lock) and spans over rows: op intervals and lock leases.  Rows keep the
+detectors' order ("before" means what the detectors mean by it); each row
+has its time, and the renderers draw time to scale.
+
+A lock lane shows every owner's lease of that lock while the task ran
+(until its own leases ended), other tasks' included: their lock events are
+rows of kind `foreign` in lanes of their own, so a foreign release (NR202)
+or two owners at once (NR203) are in the picture.
 
 Intervals, outcomes and leases come from the detectors' own stages
 (`nonatomic.rules.replay.views`), run over the drawn tasks only: the engine
@@ -29,6 +34,9 @@ MAX_EVENTS = 200
 """Events drawn per task; witnesses of findings, task start/end and their neighbours first."""
 MAX_TASKS = 100
 """Tasks drawn per page or terminal run; the rest are named in a note."""
+
+MAX_FOREIGN = 40
+"""Other tasks' lock events drawn per timeline (a hot lock has thousands): the first in the window."""
 
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 _LOCK_OPS = ("lock_acquire", "lock_release")
@@ -60,7 +68,8 @@ def build_timelines(con, task_ids: list[str], findings: Iterable[Mapping], *,
     read_tools = {**DEFAULT_SETTINGS, **(settings or {})}["read_tools"]
     ops = _group(con.execute(_OPS_SQL, {"tasks": params["tasks"], "read_tools": read_tools}).fetchall())
     leases = _group(con.execute(_LEASES_SQL, {"tasks": params["tasks"]}).fetchall())
-    return [_timeline(task, events[task], ops.get(task, []), leases.get(task, []), by_task.get(task, []))
+    return [_timeline(task, events[task], ops.get(task, []), leases.get(task, []), by_task.get(task, []),
+                      lambda locks, since, until, task=task: _other_owners(con, task, locks, since, until))
             for task in task_ids if task in events]
 
 
@@ -155,6 +164,43 @@ ORDER BY l.task_id, pa.pos
 """
 
 
+# Other tasks' leases of the drawn task's locks: the lease stages over those locks' events only.
+_LOCKS_SCOPE = ",\n".join(
+    f"{name} AS (SELECT * FROM main.{name} WHERE op IN {_LOCK_OPS} AND list_contains(CAST($locks AS VARCHAR[]), target))"
+    for name in (EVENT_ROWS, "events"))
+
+_OTHER_LEASES_SQL = "WITH " + ",\n".join(
+    [_LOCKS_SCOPE, *(f"{s.name} AS ({s.sql})" for s in (events_stage(EVENT_ORDER), LOCK_EVENTS, LEASES))]) + """
+SELECT l.acquire_id, CASE WHEN l.end_kind IN ('released', 'renewed') THEN le.next_id END AS end_id,
+       l.lock_name, l.owner, l.task_id, l.ttl_ms, l.end_kind, l.end_ms
+FROM nr_leases l JOIN nr_lock_events le ON le.event_id = l.acquire_id
+WHERE l.task_id <> $task AND l.start_ms <= COALESCE($until, l.start_ms)
+  AND (l.end_ms IS NULL OR l.end_ms >= $since)
+ORDER BY l.start_ms, l.acquire_id
+"""
+
+_OTHER_EVENTS_SQL = f"""
+SELECT epoch_ms(ts) AS ts_ms,
+       {", ".join(c if c != "ts" else "strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ') AS ts" for c in _COLUMNS)},
+       task_id, extra
+FROM events
+WHERE op IN {_LOCK_OPS} AND list_contains(CAST($locks AS VARCHAR[]), target) AND task_id <> $task
+  AND (list_contains(CAST($ids AS BIGINT[]), event_id)
+       OR (epoch_ms(ts) >= $since AND epoch_ms(ts) <= COALESCE($until, epoch_ms(ts))))
+ORDER BY {EVENT_ORDER}, task_id
+LIMIT $limit
+"""
+
+
+def _other_owners(con, task: str, locks: list[str], since: int, until: int | None) -> tuple[list[tuple], list[tuple]]:
+    """Other tasks' leases of `locks` that overlap [since, until] (None: no end) and their lock events there."""
+    params = {"task": task, "locks": locks, "since": since, "until": until}
+    leases = con.execute(_OTHER_LEASES_SQL, params).fetchall()
+    ids = sorted({i for lease in leases for i in lease[:2] if i is not None})
+    events = con.execute(_OTHER_EVENTS_SQL, {**params, "ids": ids, "limit": MAX_FOREIGN}).fetchall()
+    return leases, events
+
+
 def _group(rows: list[tuple]) -> dict[str, list[tuple]]:
     grouped: dict[str, list[tuple]] = {}
     for row in rows:
@@ -163,40 +209,54 @@ def _group(rows: list[tuple]) -> dict[str, list[tuple]]:
 
 
 class _Lanes:
-    """Lanes in first-use order within their kind: the task, steps by number, locks."""
+    """Lanes in first-use order within their kind: the task, steps by number, then each lock's
+    owners (this task's first, then other tasks')."""
 
     def __init__(self) -> None:
-        self.steps: dict[int, list[str]] = {}
-        self.locks: list[str] = []
+        self.steps: dict[int, dict[tuple[str, str | None], set]] = {}
+        self.owners: dict[tuple[str, str], str | None] = {}
+        """(lock, owner) -> the other task holding it, None for this task's own."""
 
-    def note(self, step: int | None, lock: str | None, tool: str | None = None) -> None:
-        if lock is not None:
-            if lock not in self.locks:
-                self.locks.append(lock)
-        elif step is not None:
-            tools = self.steps.setdefault(step, [])
-            if tool is not None and tool not in tools:
-                tools.append(tool)
+    def note(self, event: Mapping, task: str | None = None) -> None:
+        """An event of this task, or of another `task` (then only its lock events are noted)."""
+        key = _lane_key(event)
+        if key[0] == "lock":
+            self.owners.setdefault(key[1:], task)
+        elif key[1] is not None:
+            ops = self.steps.setdefault(key[1], {})
+            if event.get("op") in ("call", "rollback", "verify"):
+                ops.setdefault((event["op"], event.get("tool")), set()).add(event.get("attempt"))
 
     def build(self) -> tuple[list[Lane], dict]:
         lanes = [Lane("T", "task")]
         index: dict = {}
         for step in sorted(self.steps):
-            tools = self.steps[step]
-            label = f"step {step}" + (f" {tools[0]}" if tools else "") + (f" +{len(tools) - 1}" if len(tools) > 1 else "")
             index[("step", step)] = len(lanes)
-            lanes.append(Lane(str(step), label))
-        for n, lock in enumerate(self.locks, 1):
-            index[("lock", lock)] = len(lanes)
-            lanes.append(Lane(f"L{n}", f"lock {lock}"))
+            lanes.append(Lane(str(step), " ".join([f"step {step}", *_in_words(self.steps[step])])))
+        owners = sorted(self.owners, key=lambda k: self.owners[k] is not None)  # stable: first use within each
+        for n, (lock, owner) in enumerate(owners, 1):
+            other = self.owners[(lock, owner)]
+            index[("lock", lock, owner)] = len(lanes)
+            lanes.append(Lane(f"L{n}", f"lock {lock}, owner {owner}" + (f" (task {other})" if other else ""),
+                              other_task=other))
         return lanes, index
 
 
-def _lane_key(event: Mapping) -> tuple[int | None, str | None]:
-    """(step, lock) of an event: lock events live in their lock's lane, ops in their step's."""
+def _in_words(ops: Mapping[tuple[str, str | None], set]) -> list[str]:
+    """What a step did, for its lane: `charge_card, 2 attempts; rollback void_charge; verify get_charge`."""
+    words = []
+    for (op, tool), attempts in ops.items():
+        name = tool or "(no tool)"
+        tries = len(attempts - {None}) or 1
+        words.append((name if op == "call" else f"{op} {name}") + (f", {tries} attempts" if tries > 1 else ""))
+    return ["; ".join(words)] if words else []
+
+
+def _lane_key(event: Mapping) -> tuple:
+    """Lock events live in their lock owner's lane (`("lock", lock, owner)`), ops in their step's."""
     if event.get("op") in _LOCK_OPS and event.get("target") is not None:
-        return None, event["target"]
-    return event.get("step"), None
+        return "lock", event["target"], str(event.get("owner") or event["task_id"])
+    return "step", event.get("step")
 
 
 def _role(event: Mapping) -> str:
@@ -209,7 +269,7 @@ def _role(event: Mapping) -> str:
 
 
 def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: list[tuple],
-              findings: list[dict]) -> Timeline:
+              findings: list[dict], other_owners) -> Timeline:
     total = event_rows[0][1]
     marks: dict[int, list[int]] = {}
     for number, finding in enumerate(findings, 1):
@@ -222,47 +282,79 @@ def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: l
     for pos, _total, ts_ms, *values, extra in event_rows:
         if pos > last_pos + 1:
             rows.append(_gap(last_pos + 1, pos - last_pos - 1, rows))
-        event = {k: v for k, v in zip(_COLUMNS, values) if v is not None}
+        event = {"task_id": task_id, **{k: v for k, v in zip(_COLUMNS, values) if v is not None}}
         if extra:
             event["extra"] = json.loads(extra)
-        # a step is labelled by the tools it writes with, not by those it verifies with
-        lanes.note(*_lane_key(event), event.get("tool") if event.get("op") in ("call", "rollback") else None)
+        lanes.note(event)
         rows.append(Row("event", None, ts_ms, describe(event), _role(event), OUTCOME.get(event.get("status"), "other"),
                         pos, event=event, marks=marks.get(event["event_id"], [])))
         last_pos = pos
     if total > last_pos:
         rows.append(_gap(last_pos + 1, total - last_pos, rows))
     for _op, step, *_ in ops:
-        lanes.note(step, None)
+        lanes.note({"step": step})
     for lease in leases:
-        lanes.note(None, lease[0])
+        lanes.note({"op": "lock_acquire", "target": lease[0], "owner": lease[1], "task_id": task_id})
 
     # Leases that ran out (or ended at another task's lock event) end where no drawn row is.
     endings = [_lease_end(lease) for lease in leases]
-    for row in sorted((r for r in endings if r is not None), key=lambda r: r.ts_ms):
-        rows.insert(bisect_right([r.ts_ms for r in rows], row.ts_ms), row)
+    for row in (r for r in endings if r is not None):
+        _insert(rows, row)
+
+    # Other tasks' leases of this task's locks, from the task's start until its own leases ended.
+    locks = sorted({lock for lock, _owner in lanes.owners})
+    foreign: dict[int, Row] = {}
+    other_leases: list[tuple] = []
+    if locks:
+        since = min(r.ts_ms for r in rows if r.kind == "event")
+        until = None if any(lease[3] == "open" for lease in leases) else max(r.ts_ms for r in rows)
+        other_leases, other_events = other_owners(locks, since, until)
+        for ts_ms, *values, other_task, extra in other_events:
+            event = {"task_id": other_task, **{k: v for k, v in zip(_COLUMNS, values) if v is not None}}
+            if extra:
+                event["extra"] = json.loads(extra)
+            lanes.note(event, other_task)
+            foreign[event["event_id"]] = _insert(rows, Row(
+                "foreign", None, ts_ms, f"{describe(event)} (task {other_task})", _role(event),
+                OUTCOME.get(event.get("status"), "other"), event=event, marks=marks.get(event["event_id"], [])))
+        other_leases = [lease for lease in other_leases if lease[0] in foreign]
+        for lease in other_leases:
+            if lease[6] == "expired":
+                _insert(rows, Row("expiry", None, lease[7], _ran_out(lease[2], lease[3], lease[5], lease[4]), "expiry",
+                                  event={"target": lease[2], "owner": lease[3], "task_id": lease[4]}))
 
     lane_list, lane_index = lanes.build()
     for row in rows:
-        if row.kind == "event":
-            step, lock = _lane_key(row.event)
-            row.lane = lane_index.get(("lock", lock) if lock is not None else ("step", step), 0)
-        elif row.kind == "expiry":
-            row.lane = lane_index[("lock", row.event["target"])]
+        if row.kind in ("event", "foreign", "expiry"):
+            row.lane = lane_index.get(_lane_key({"op": "lock_acquire", **row.event} if row.kind == "expiry"
+                                                else row.event), 0)
     at = _Positions(rows)
 
     spans = [Span(lane_index.get(("step", step), 0), op, at(start), None if end is None else at(end), outcome,
                   dangling, None if settled is None else at(settled))
              for op, step, outcome, dangling, start, end, settled in ops]
     for lease, ending in zip(leases, endings):
-        lock, _owner, _ttl, end_kind, _end_ms, start, end = lease
+        lock, owner, _ttl, end_kind, _end_ms, start, end = lease
         end_row = _index(rows, ending) if ending is not None else (None if end is None else at(end))
-        spans.append(Span(lane_index[("lock", lock)], "lease", at(start), end_row, end_kind))
+        spans.append(Span(lane_index[("lock", lock, owner)], "lease", at(start), end_row, end_kind))
+    for acquire_id, end_id, lock, owner, _task, _ttl, end_kind, end_ms in other_leases:
+        start_row = foreign[acquire_id]
+        end_row = foreign.get(end_id) if end_id is not None else next(
+            (r for r in rows if r.kind == "expiry" and r.ts_ms == end_ms and r.event.get("owner") == owner
+             and r.event["target"] == lock), None)
+        spans.append(Span(start_row.lane, "lease", _index(rows, start_row),
+                          None if end_row is None else _index(rows, end_row), end_kind))
 
     events = [r for r in rows if r.kind == "event"]
     return Timeline(task_id, min(r.ts_ms for r in events), max(r.ts_ms for r in events),
                     events[0].event["ts"], max(events, key=lambda r: r.ts_ms).event["ts"], total,
                     lane_list, rows, spans, findings)
+
+
+def _insert(rows: list[Row], row: Row) -> Row:
+    """Put a row without a place in the task's order (a lease's end, another task's event) at its time."""
+    rows.insert(bisect_right([r.ts_ms for r in rows], row.ts_ms), row)
+    return row
 
 
 def _gap(first: int, count: int, rows: list[Row]) -> Row:
@@ -271,15 +363,20 @@ def _gap(first: int, count: int, rows: list[Row]) -> Row:
     return Row("gap", None, ts_ms, f"… {count} event(s) not drawn", "gap", pos=first, omitted=count)
 
 
+def _ran_out(lock: str, owner: str, ttl_ms: int, task: str | None = None) -> str:
+    holder = f"owner {owner}" + (f", task {task}" if task else "")
+    return f"lease of {lock} ({holder}) ran out after ttl={duration(ttl_ms)}"
+
+
 def _lease_end(lease: tuple) -> Row | None:
     lock, owner, ttl_ms, end_kind, end_ms, _start, end = lease
     if end_kind == "expired":
-        text = f"lease of {lock} (owner {owner}) ran out after ttl={duration(ttl_ms)}"
+        text = _ran_out(lock, owner, ttl_ms)
     elif end_kind in ("released", "renewed") and end is None:
         text = f"lease of {lock} (owner {owner}) {end_kind} by another task's lock event"
     else:
         return None
-    return Row("expiry", None, end_ms, text, "expiry", event={"target": lock})
+    return Row("expiry", None, end_ms, text, "expiry", event={"target": lock, "owner": owner})
 
 
 def _index(rows: list[Row], row: Row) -> int:

@@ -109,10 +109,12 @@ def test_lease_runs_to_its_ttl_expiry_row():
     assert expiry.ts_ms - t.start_ms == 30_100 and expiry is t.rows[-1]
 
 
-def test_lanes_are_task_steps_then_locks():
+def test_lanes_are_task_steps_then_lock_owners_named_in_words():
     [t] = draw(INCIDENT)
     assert [lane.key for lane in t.lanes] == ["T", "1", "2", "L1"]
-    assert t.lanes[3].label == "lock lock:order:8821"
+    assert [lane.label for lane in t.lanes[1:]] == [
+        "step 1 refund_payment, 2 attempts; verify get_refund; rollback reverse_refund",
+        "step 2 send_email, 2 attempts", "lock lock:order:8821, owner w-3"]
 
 
 def test_findings_are_marked_at_their_witnesses():

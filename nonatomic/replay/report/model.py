@@ -21,14 +21,17 @@ OUTCOME = {"ok": "ok", "completed": "ok", "timeout": "unknown", "unknown": "unkn
 @dataclass(frozen=True)
 class Lane:
     key: str
-    """Short name for narrow columns: T (the task), a step number, L1, L2 ... (locks)."""
+    """Short name for narrow columns: T (the task), a step number, L1, L2 ... (a lock's owners)."""
     label: str
+    other_task: str | None = None
+    """A lock owner's lane of another task: that task's id (its leases of this task's lock)."""
 
 
 @dataclass
 class Row:
     kind: str
-    """`event` (a log line), `expiry` (a lease ran out: no log line) or `gap` (events left out)."""
+    """`event` (a log line of the task), `foreign` (another task's lock event on one of the task's
+    locks), `expiry` (a lease ran out: no log line) or `gap` (events left out)."""
     lane: int | None
     """Index into Timeline.lanes; None for a gap, which spans every lane."""
     ts_ms: int
@@ -82,6 +85,15 @@ class Timeline:
         drawn = "" if self.events_drawn == self.events_total else f" ({self.events_drawn} drawn)"
         return (f"{self.events_total} event(s){drawn} from {self.start_text} to {self.end_text} "
                 f"({duration(self.end_ms - self.start_ms)}), {len(self.findings)} finding(s)")
+
+    def times(self) -> list[int]:
+        """The moments drawn (epoch ms), every row's."""
+        return [row.ts_ms for row in self.rows]
+
+    def busy(self) -> list[tuple[int, int]]:
+        """Op intervals in epoch ms: stretches that are never folded (leases and doubtful effects may be)."""
+        return [(self.rows[s.start].ts_ms, self.rows[s.end].ts_ms) for s in self.spans
+                if s.kind != "lease" and s.end is not None]
 
     def lane_states(self) -> list[list[str | None]]:
         """Per row and lane what passes through it: `held` (a lease), `flight` (an op between
