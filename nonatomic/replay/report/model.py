@@ -98,25 +98,36 @@ class Timeline:
     def lane_states(self) -> list[list[str | None]]:
         """Per row and lane what passes through it: `held` (a lease), `flight` (an op between
         its start and end), `dangling` (an effect that may still land), or None."""
-        rank = {None: 0, "dangling": 1, "flight": 2, "held": 3}
         states: list[list[str | None]] = [[None] * len(self.lanes) for _ in self.rows]
-
-        def fill(lane: int, first: int, last: int, state: str) -> None:
+        for lane, first, last, state in self._passes():
             for row in range(first, last):
-                if rank[state] > rank[states[row][lane]]:
+                if _RANK[state] > _RANK[states[row][lane]]:
                     states[row][lane] = state
+        return states
 
+    def passing_before(self, row: int) -> list[str | None]:
+        """Per lane what passes between row - 1 and `row` (what a folded quiet stretch there holds)."""
+        states: list[str | None] = [None] * len(self.lanes)
+        for lane, first, last, state in self._passes():
+            if first <= row <= last and _RANK[state] > _RANK[states[lane]]:
+                states[lane] = state
+        return states
+
+    def _passes(self):
+        """(lane, first row, row after the last, state) of what passes through rows."""
+        end = len(self.rows)
         for span in self.spans:
-            last = len(self.rows)
             if span.kind == "lease":
-                fill(span.lane, span.start + 1, last if span.end is None else span.end, "held")
+                yield span.lane, span.start + 1, end if span.end is None else span.end, "held"
                 continue
             if span.end is not None:
-                fill(span.lane, span.start + 1, span.end, "flight")
+                yield span.lane, span.start + 1, span.end, "flight"
             if span.dangling:
                 since = span.start if span.end is None else span.end
-                fill(span.lane, since + 1, last if span.settled is None else span.settled, "dangling")
-        return states
+                yield span.lane, since + 1, end if span.settled is None else span.settled, "dangling"
+
+
+_RANK = {None: 0, "dangling": 1, "flight": 2, "held": 3}
 
 
 def extras(row: Row) -> dict:

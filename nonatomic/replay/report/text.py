@@ -84,13 +84,12 @@ def _timeline(t: Timeline, style, width: int | None) -> list[str]:
         # pad outside the styling: escape codes have no width
         return " ".join(_column(row, lanes, states, style) + " " * (w - 1) for lanes, w in zip(columns, widths))
 
-    before: list[str | None] = [None] * len(t.lanes)
-    for row, states, moment in zip(t.rows, t.lane_states(), offsets):
+    for i, (row, states, moment) in enumerate(zip(t.rows, t.lane_states(), offsets)):
         fold = folds.pop(row.ts_ms, None) if row.kind != "gap" else None
-        if fold is not None:  # what was held or in flight passes through the quiet stretch
+        if fold is not None:  # what is held or in flight passes through the quiet stretch
             quiet = _fit(f"~ quiet for {duration(fold.t1 - fold.t0)} (folded) ~", room)
-            out.append(f"  {'':>{number}}  {'':12}  {'':>{offset}}  {cells(_QUIET, before)}  " + style(quiet, dim=True))
-        before = states
+            out.append(f"  {'':>{number}}  {'':12}  {'':>{offset}}  {cells(_QUIET, t.passing_before(i))}  "
+                       + style(quiet, dim=True))
         if row.kind == "gap":
             out.append(style(f"  {'…'.rjust(number)}  {'':12}  {'':>{offset}}  {cells(row, states)}  "
                              f"{_fit(clean(row.text), room)}",
@@ -148,8 +147,7 @@ def _column(row: Row, lanes: list[int], states: list[str | None], style) -> str:
     """One column's glyph: the row's own mark when it is in one of `lanes`, else what passes through them."""
     if row.lane in lanes:
         return _cell(row, row.lane, states[row.lane], style)
-    rank = [None, "dangling", "flight", "held"]
-    return _STATES[max((states[i] for i in lanes), key=rank.index)]
+    return _STATES[min((states[i] for i in lanes), key=list(_STATES).index)]  # _STATES: the strongest first
 
 
 def _cell(row: Row, lane: int, state: str | None, style) -> str:
