@@ -122,10 +122,14 @@ class _Plot:
                        f'height="12" data-x="{x0:.1f}" data-x2="{x1:.1f}"{open_end}/>')
         if s.end is not None and s.end != s.start or s.kind == "lease" and s.end is not None:
             text = duration(t.rows[s.end].ts_ms - t.rows[s.start].ts_ms)
-            inside = x1 - x0 >= len(text) * CHAR_PX + 6
-            tx = x0 + 3 if inside else x1 + 3
+            wide = len(text) * CHAR_PX + 6
+            inside = x1 - x0 >= wide
+            # a short bar is labelled after its end, or before its start at the plot's right edge
+            before = not inside and x1 + wide > self.right + OPEN_END
+            tx = x0 + 3 if inside else x0 - 3 if before else x1 + 3
+            anchor = ' text-anchor="end"' if before else ""
             out.append(f'<text class="dur{"" if inside else " outside"}" x="{tx:.1f}" y="{y + 3.5}" '
-                       f'data-x="{tx:.1f}">{text}</text>')
+                       f'data-x="{tx:.1f}"{anchor}>{text}</text>')
         if s.dangling:
             since = self.scale.x(t.rows[s.start if s.end is None else s.end].ts_ms)
             until = self.right if s.settled is None else self.scale.x(t.rows[s.settled].ts_ms)
