@@ -313,6 +313,16 @@ def test_shipped_incident_timelines(browser, tmp_path, incident):
                               "'svg.chart rect.op.' + k)).map(r => +r.getAttribute('y')))")
         assert set(ys[0]).isdisjoint(ys[1][1:]), ys
 
+    # pointing at a finding lights up its witnesses in the chart
+    item = browser.evaluate("(() => { const r = document.querySelector('li[data-finding=\"1\"]')"
+                            ".getBoundingClientRect(); return [r.left + 20, r.top + r.height / 2]; })()")
+    browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=item[0], y=item[1])
+    lit = browser.evaluate("document.querySelectorAll('svg.chart g.lit').length")
+    assert lit == browser.evaluate("document.querySelectorAll('article:first-of-type svg.chart "
+                                   "g[data-findings~=\"1\"]').length") > 0
+    browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=1, y=1)
+    assert browser.evaluate("document.querySelectorAll('svg.chart g.lit').length") == 0
+
     shot = tmp_path / f"{incident}.png"
     browser.screenshot(shot)
     assert shot.stat().st_size > 10_000

@@ -73,6 +73,8 @@ svg .omitted { fill: #b8bec8; }
 svg .witness { fill: none; stroke: var(--mark); stroke-width: 2; }
 svg .mark-line { stroke: var(--mark); stroke-width: 1; stroke-dasharray: 2 2; }
 svg .mark { fill: var(--mark); font-weight: 700; }
+svg g.lit .witness { stroke-width: 4; fill: var(--mark); fill-opacity: .2; }
+ol.findings li.lit { background: #fff3c4; }
 svg .selection { fill: var(--lease); fill-opacity: .15; stroke: var(--lease); }
 svg a:hover .ev, svg a:focus .ev { stroke-width: 3; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 16px; font-size: .8rem; color: var(--muted); margin: 8px 0; }
@@ -222,7 +224,26 @@ SCRIPT = """
     svg.addEventListener("mouseleave", end);
     draw();
   }
+  // A finding and its witnesses light up together: hover or focus either.
+  function witnesses() {
+    document.querySelectorAll("li[data-finding]").forEach(function (item) {
+      var svg = document.getElementById(item.getAttribute("data-chart"));
+      if (!svg) { return; }
+      var marks = svg.querySelectorAll('g[data-findings~="' + item.getAttribute("data-finding") + '"]');
+      function light(on) {
+        item.classList.toggle("lit", on);
+        marks.forEach(function (mark) { mark.classList.toggle("lit", on); });
+      }
+      [item].concat(Array.prototype.slice.call(marks)).forEach(function (el) {
+        el.addEventListener("mouseenter", function () { light(true); });
+        el.addEventListener("mouseleave", function () { light(false); });
+        el.addEventListener("focusin", function () { light(true); });
+        el.addEventListener("focusout", function () { light(false); });
+      });
+    });
+  }
   findingsTable();
+  witnesses();
   document.querySelectorAll(".zoom").forEach(chart);
 })();
 """

@@ -129,7 +129,7 @@ def _article(t: Timeline, anchor: str) -> str:
     for n, f in enumerate(t.findings, 1):
         where = ", ".join(_event_link(t, anchor, ev) for ev in f.get("events") or ())
         step = "" if f.get("step") is None else f" step {e(f['step'])}"
-        items.append(f'<li id="{anchor}-f{n}"><span class="sev {e(f["severity"])}">{e(f["severity"])}</span> '
+        items.append(f'<li id="{anchor}-f{n}" data-finding="{n}" data-chart="{anchor}-chart" tabindex="0"><span class="sev {e(f["severity"])}">{e(f["severity"])}</span> '
                      f"<b>{e(f['code'])}</b> {e(f['name'])}{step}: {e(f['message'])} <span class=\"note\">({where})</span></li>")
     findings = f'<ol class="findings">{"".join(items)}</ol>' if items else ""
     return (f'<article class="timeline" id="{anchor}"><h3>task {e(t.task_id)}</h3>'

@@ -250,8 +250,9 @@ class _Chart(_Plot):
             x, y = self.scale.x(row.ts_ms), self.y(row.lane or 0, self.track_of_row.get(i, 0))
             shape = _shape(row, kinds.get(i))
             op = e(row.event.get("op", "")) if row.kind != "expiry" else "expiry"
+            found = f' data-findings="{" ".join(map(str, row.marks))}"' if row.marks else ""
             mark = (f'<g class="ev {e(row.outcome)} {e(row.role)} {op}" transform="translate({x:.1f},{y:.1f})" '
-                    f'data-x="{x:.1f}" data-y="{y:.1f}" data-ts="{row.ts_ms}">{_SHAPES[shape]}')
+                    f'data-x="{x:.1f}" data-y="{y:.1f}" data-ts="{row.ts_ms}"{found}>{_SHAPES[shape]}')
             if row.marks:
                 mark += '<circle class="witness" r="10"/>'
             mark += f"<title>{e(self._tooltip(row))}</title></g>"
