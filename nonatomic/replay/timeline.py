@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import OUTCOME, Lane, Row, Span, Timeline, duration
 from nonatomic.replay.settings import DEFAULT_SETTINGS
-from nonatomic.rules.replay.views import EVENT_ROWS, LEASES, LOCK_EVENTS, OPS, WRITE, events_stage
+from nonatomic.rules.replay.views import EVENT_ROWS, FOREVER_MS, LEASES, LOCK_EVENTS, OPS, WRITE, events_stage
 
 MAX_EVENTS = 200
 """Events drawn per task; witnesses of findings, task start/end and their neighbours first."""
@@ -38,6 +38,7 @@ MAX_TASKS = 100
 MAX_FOREIGN = 40
 """Other tasks' lock events drawn per timeline (a hot lock has thousands): the first in the window."""
 
+FOREVER = int(FOREVER_MS)
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 _LOCK_OPS = ("lock_acquire", "lock_release")
 _COLUMNS = ("event_id", "file", "line", "ts", "seq", "step", "attempt", "op", "phase", "status", "code",
@@ -68,9 +69,22 @@ def build_timelines(con, task_ids: list[str], findings: Iterable[Mapping], *,
     read_tools = {**DEFAULT_SETTINGS, **(settings or {})}["read_tools"]
     ops = _group(con.execute(_OPS_SQL, {"tasks": params["tasks"], "read_tools": read_tools}).fetchall())
     leases = _group(con.execute(_LEASES_SQL, {"tasks": params["tasks"]}).fetchall())
+    others = _other_owners(con, [_window(task, events[task], leases.get(task, [])) for task in task_ids
+                                 if task in events])
     return [_timeline(task, events[task], ops.get(task, []), leases.get(task, []), by_task.get(task, []),
-                      lambda locks, since, until, task=task: _other_owners(con, task, locks, since, until))
+                      others.get(task, ([], [])))
             for task in task_ids if task in events]
+
+
+def _window(task: str, event_rows: list[tuple], leases: list[tuple]) -> dict:
+    """The locks a task touched and the time in which other owners' leases of them are drawn:
+    from its first event until its last event or the end of its last lease (no end: open)."""
+    op, target = (3 + _COLUMNS.index(k) for k in ("op", "target"))
+    locks = {row[target] for row in event_rows if row[op] in _LOCK_OPS and row[target] is not None}
+    ends = [row[2] for row in event_rows] + [lease[4] for lease in leases if lease[4] is not None]
+    until = FOREVER if any(lease[3] == "open" for lease in leases) else max(ends)
+    return {"task": task, "locks": sorted(locks | {lease[0] for lease in leases}),
+            "since": min(row[2] for row in event_rows), "until": until}
 
 
 def describe(event: Mapping) -> str:
@@ -164,41 +178,57 @@ ORDER BY l.task_id, pa.pos
 """
 
 
-# Other tasks' leases of the drawn task's locks: the lease stages over those locks' events only.
-_LOCKS_SCOPE = ",\n".join(
-    f"{name} AS (SELECT * FROM main.{name} WHERE op IN {_LOCK_OPS} AND list_contains(CAST($locks AS VARCHAR[]), target))"
-    for name in (EVENT_ROWS, "events"))
+# Other tasks' leases of the drawn tasks' locks: the lease stages over those locks' events only,
+# each lease matched to the windows (one per drawn task, see _window) it overlaps.
+_WINDOWS = "windows AS (SELECT UNNEST(CAST($windows AS STRUCT(task VARCHAR, locks VARCHAR[], since BIGINT, " \
+           "until BIGINT)[]), recursive := true))"
+_LOCKS_SCOPE = ",\n".join([_WINDOWS] + [
+    f"{name} AS (SELECT * FROM main.{name} WHERE op IN {_LOCK_OPS} "
+    f"AND target IN (SELECT UNNEST(locks) FROM windows))" for name in (EVENT_ROWS, "events")])
 
-_OTHER_LEASES_SQL = "WITH " + ",\n".join(
-    [_LOCKS_SCOPE, *(f"{s.name} AS ({s.sql})" for s in (events_stage(EVENT_ORDER), LOCK_EVENTS, LEASES))]) + """
-SELECT l.acquire_id, CASE WHEN l.end_kind IN ('released', 'renewed') THEN le.next_id END AS end_id,
-       l.lock_name, l.owner, l.task_id, l.ttl_ms, l.end_kind, l.end_ms
-FROM nr_leases l JOIN nr_lock_events le ON le.event_id = l.acquire_id
-WHERE l.task_id <> $task AND l.start_ms <= COALESCE($until, l.start_ms)
-  AND (l.end_ms IS NULL OR l.end_ms >= $since)
-ORDER BY l.start_ms, l.acquire_id
+_OTHER_LEASES = "WITH " + ",\n".join(
+    [_LOCKS_SCOPE, *(f"{s.name} AS ({s.sql})" for s in (events_stage(EVENT_ORDER), LOCK_EVENTS, LEASES))]) + """,
+matched AS (
+    SELECT w.task, l.acquire_id, CASE WHEN l.end_kind IN ('released', 'renewed') THEN le.next_id END AS end_id,
+           l.lock_name, l.owner, l.task_id, l.ttl_ms, l.end_kind, l.end_ms, l.start_ms
+    FROM nr_leases l
+    JOIN nr_lock_events le ON le.event_id = l.acquire_id
+    JOIN windows w ON list_contains(w.locks, l.lock_name) AND l.task_id <> w.task
+         AND l.start_ms <= w.until AND (l.end_ms IS NULL OR l.end_ms >= w.since)
+)"""
+
+_OTHER_LEASES_SQL = _OTHER_LEASES + """
+SELECT task, acquire_id, end_id, lock_name, owner, task_id, ttl_ms, end_kind, end_ms FROM matched
+ORDER BY task, start_ms, acquire_id
 """
 
-_OTHER_EVENTS_SQL = f"""
-SELECT epoch_ms(ts) AS ts_ms,
+_OTHER_EVENTS_SQL = _OTHER_LEASES + f""",
+wanted AS (
+    SELECT w.task, e.*, ROW_NUMBER() OVER (PARTITION BY w.task ORDER BY e.ts, e.seq NULLS LAST, e.task_id, e.file, e.line)
+           AS n
+    FROM events e
+    JOIN windows w ON list_contains(w.locks, e.target) AND e.task_id <> w.task
+    WHERE (epoch_ms(e.ts) BETWEEN w.since AND w.until)
+       OR e.event_id IN (SELECT acquire_id FROM matched m WHERE m.task = w.task
+                         UNION ALL SELECT end_id FROM matched m WHERE m.task = w.task)
+)
+SELECT task, epoch_ms(ts) AS ts_ms,
        {", ".join(c if c != "ts" else "strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ') AS ts" for c in _COLUMNS)},
        task_id, extra
-FROM events
-WHERE op IN {_LOCK_OPS} AND list_contains(CAST($locks AS VARCHAR[]), target) AND task_id <> $task
-  AND (list_contains(CAST($ids AS BIGINT[]), event_id)
-       OR (epoch_ms(ts) >= $since AND epoch_ms(ts) <= COALESCE($until, epoch_ms(ts))))
-ORDER BY {EVENT_ORDER}, task_id
-LIMIT $limit
+FROM wanted
+WHERE n <= $limit
+ORDER BY task, n
 """
 
 
-def _other_owners(con, task: str, locks: list[str], since: int, until: int | None) -> tuple[list[tuple], list[tuple]]:
-    """Other tasks' leases of `locks` that overlap [since, until] (None: no end) and their lock events there."""
-    params = {"task": task, "locks": locks, "since": since, "until": until}
-    leases = con.execute(_OTHER_LEASES_SQL, params).fetchall()
-    ids = sorted({i for lease in leases for i in lease[:2] if i is not None})
-    events = con.execute(_OTHER_EVENTS_SQL, {**params, "ids": ids, "limit": MAX_FOREIGN}).fetchall()
-    return leases, events
+def _other_owners(con, windows: list[dict]) -> dict[str, tuple[list[tuple], list[tuple]]]:
+    """Per drawn task: other tasks' leases of its locks that overlap its window, and their lock events there."""
+    windows = [w for w in windows if w["locks"]]
+    if not windows:
+        return {}
+    leases = _group(con.execute(_OTHER_LEASES_SQL, {"windows": windows}).fetchall())
+    events = _group(con.execute(_OTHER_EVENTS_SQL, {"windows": windows, "limit": MAX_FOREIGN}).fetchall())
+    return {w["task"]: (leases.get(w["task"], []), events.get(w["task"], [])) for w in windows}
 
 
 def _group(rows: list[tuple]) -> dict[str, list[tuple]]:
@@ -269,7 +299,7 @@ def _role(event: Mapping) -> str:
 
 
 def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: list[tuple],
-              findings: list[dict], other_owners) -> Timeline:
+              findings: list[dict], others: tuple[list[tuple], list[tuple]]) -> Timeline:
     total = event_rows[0][1]
     marks: dict[int, list[int]] = {}
     for number, finding in enumerate(findings, 1):
@@ -301,27 +331,22 @@ def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: l
     for row in (r for r in endings if r is not None):
         _insert(rows, row)
 
-    # Other tasks' leases of this task's locks, from the task's start until its own leases ended.
-    locks = sorted({lock for lock, _owner in lanes.owners})
+    # Other tasks' leases of this task's locks, from the task's start until its own leases ended (_window).
     foreign: dict[int, Row] = {}
-    other_leases: list[tuple] = []
-    if locks:
-        since = min(r.ts_ms for r in rows if r.kind == "event")
-        until = None if any(lease[3] == "open" for lease in leases) else max(r.ts_ms for r in rows)
-        other_leases, other_events = other_owners(locks, since, until)
-        for ts_ms, *values, other_task, extra in other_events:
-            event = {"task_id": other_task, **{k: v for k, v in zip(_COLUMNS, values) if v is not None}}
-            if extra:
-                event["extra"] = json.loads(extra)
-            lanes.note(event, other_task)
-            foreign[event["event_id"]] = _insert(rows, Row(
-                "foreign", None, ts_ms, f"{describe(event)} (task {other_task})", _role(event),
-                OUTCOME.get(event.get("status"), "other"), event=event, marks=marks.get(event["event_id"], [])))
-        other_leases = [lease for lease in other_leases if lease[0] in foreign]
-        for lease in other_leases:
-            if lease[6] == "expired":
-                _insert(rows, Row("expiry", None, lease[7], _ran_out(lease[2], lease[3], lease[5], lease[4]), "expiry",
-                                  event={"target": lease[2], "owner": lease[3], "task_id": lease[4]}))
+    other_leases, other_events = others
+    for ts_ms, *values, other_task, extra in other_events:
+        event = {"task_id": other_task, **{k: v for k, v in zip(_COLUMNS, values) if v is not None}}
+        if extra:
+            event["extra"] = json.loads(extra)
+        lanes.note(event, other_task)
+        foreign[event["event_id"]] = _insert(rows, Row(
+            "foreign", None, ts_ms, f"{describe(event)} (task {other_task})", _role(event),
+            OUTCOME.get(event.get("status"), "other"), event=event, marks=marks.get(event["event_id"], [])))
+    other_leases = [lease for lease in other_leases if lease[0] in foreign]
+    for lease in other_leases:
+        if lease[6] == "expired":
+            _insert(rows, Row("expiry", None, lease[7], _ran_out(lease[2], lease[3], lease[5], lease[4]), "expiry",
+                              event={"target": lease[2], "owner": lease[3], "task_id": lease[4]}))
 
     lane_list, lane_index = lanes.build()
     for row in rows:
