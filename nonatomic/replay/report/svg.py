@@ -50,7 +50,8 @@ _SHAPES = {"circle": '<circle r="5"/>', "square": '<rect x="-4.5" y="-4.5" width
            "release": '<path d="M-4,8 L4,8 L4,5 L-1,5 L-1,-8 L-4,-8 Z"/>', "expiry": '<circle r="4.5"/>'}
 
 
-def e(value: object) -> str:
+def escape_html(value: object) -> str:
+    """A value as HTML text or attribute value (quotes escaped too)."""
     return escape(str(value), quote=True)
 
 
@@ -76,10 +77,10 @@ class _Plot:
         width = LABEL_WIDTH + PLOT_WIDTH + OPEN_END
         segments = [[s.t0, s.t1, round(s.x0, 2), round(s.x1, 2), int(s.folded)] for s in self.scale.segments]
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" id="{anchor}-chart" class="chart" width="{width}" '
-                f'height="{self.height}" viewBox="0 0 {width} {self.height}" role="img" aria-label="{e(label)}" '
+                f'height="{self.height}" viewBox="0 0 {width} {self.height}" role="img" aria-label="{escape_html(label)}" '
                 f'data-left="{LABEL_WIDTH + INSET}" data-right="{LABEL_WIDTH + PLOT_WIDTH}" data-origin="{self.origin}" '
                 f'data-top="{TOP}" data-bottom="{self.bottom}" '
-                f'data-segments="{e(json.dumps(segments))}">'
+                f'data-segments="{escape_html(json.dumps(segments))}">'
                 f'<defs><clipPath id="{anchor}-clip"><rect x="{LABEL_WIDTH}" y="0" width="{PLOT_WIDTH + OPEN_END}" '
                 f'height="{self.height}"/></clipPath></defs>')
         return head, f'<g class="plot" clip-path="url(#{anchor}-clip)">'
@@ -109,16 +110,16 @@ class _Plot:
         open_end = ' data-open="1"' if s.end is None else ""
         out = []
         if s.kind == "lease":
-            cls = f"lease {e(s.outcome)}" + (" other" if other else "")
+            cls = f"lease {escape_html(s.outcome)}" + (" other" if other else "")
             out.append(f'<rect class="{cls}" x="{x0:.1f}" y="{y - 8}" width="{max(x1 - x0, 2):.1f}" height="16" '
-                       f'data-x="{x0:.1f}" data-x2="{x1:.1f}"{open_end}><title>lock lease ({e(s.outcome)}'
+                       f'data-x="{x0:.1f}" data-x2="{x1:.1f}"{open_end}><title>lock lease ({escape_html(s.outcome)}'
                        f'{"" if s.end is None else ", " + duration(t.rows[s.end].ts_ms - t.rows[s.start].ts_ms)})'
                        f'</title></rect>')
         elif s.end is not None and s.end != s.start:
-            out.append(f'<rect class="op {e(s.kind)} {e(s.outcome)}" x="{x0:.1f}" y="{y - 6}" '
+            out.append(f'<rect class="op {escape_html(s.kind)} {escape_html(s.outcome)}" x="{x0:.1f}" y="{y - 6}" '
                        f'width="{max(x1 - x0, 2):.1f}" height="12" data-x="{x0:.1f}" data-x2="{x1:.1f}"/>')
         elif s.end is None:
-            out.append(f'<rect class="op {e(s.kind)} open" x="{x0:.1f}" y="{y - 6}" width="{max(x1 - x0, 2):.1f}" '
+            out.append(f'<rect class="op {escape_html(s.kind)} open" x="{x0:.1f}" y="{y - 6}" width="{max(x1 - x0, 2):.1f}" '
                        f'height="12" data-x="{x0:.1f}" data-x2="{x1:.1f}"{open_end}/>')
         if s.end is not None and s.end != s.start or s.kind == "lease" and s.end is not None:
             text = duration(t.rows[s.end].ts_ms - t.rows[s.start].ts_ms)
@@ -137,7 +138,7 @@ class _Plot:
             settled = ' data-open="1"' if s.settled is None else ""
             out.append(f'<line class="dangling" x1="{since:.1f}" x2="{until:.1f}" y1="{y}" y2="{y}" '
                        f'data-x="{since:.1f}" data-x2="{until:.1f}"{settled}>'
-                       f'<title>outcome unknown: the effect may still land, {e(what)}</title></line>')
+                       f'<title>outcome unknown: the effect may still land, {escape_html(what)}</title></line>')
         if s.end is None or s.dangling and s.settled is None:
             out.append(f'<path class="arrow{" lease-open" if s.kind == "lease" else ""}" '
                        f'd="M{self.right + 2},{y - 5} L{self.right + 11},{y} L{self.right + 2},{y + 5} Z"/>')
@@ -205,13 +206,13 @@ class _Chart(_Plot):
     def lanes(self) -> list[str]:
         out = []
         for i, lane in enumerate(self.t.lanes):
-            lines = "".join(f'<tspan x="6" dy="{0 if n == 0 else LINE}">{e(text)}</tspan>'
+            lines = "".join(f'<tspan x="6" dy="{0 if n == 0 else LINE}">{escape_html(text)}</tspan>'
                             for n, text in enumerate(self.labels[i]))
             first = self.tops[i] + (self.heights[i] - LINE * (len(self.labels[i]) - 1)) / 2 + 4
             kind = " other" if lane.other_task else ""
             out.append(f'<rect class="lane{" odd" if i % 2 else ""}{kind}" x="0" y="{self.tops[i]}" '
                        f'width="{self.right + OPEN_END}" height="{self.heights[i]}"/>'
-                       f'<text class="lane-label" y="{first:.1f}">{lines}<title>{e(lane.label)}</title></text>')
+                       f'<text class="lane-label" y="{first:.1f}">{lines}<title>{escape_html(lane.label)}</title></text>')
         return out
 
     def omitted(self) -> list[str]:
@@ -221,7 +222,7 @@ class _Chart(_Plot):
             if row.kind == "gap":
                 x = self.scale.x(row.ts_ms)
                 out.append(f'<rect class="omitted" x="{x + 1:.1f}" y="{TOP}" width="5" height="{self.bottom - TOP}" '
-                           f'data-x="{x + 1:.1f}" data-x2="{x + 6:.1f}"><title>{e(row.text)}</title></rect>')
+                           f'data-x="{x + 1:.1f}" data-x2="{x + 6:.1f}"><title>{escape_html(row.text)}</title></rect>')
         return out
 
     def edges(self) -> list[str]:
@@ -249,13 +250,13 @@ class _Chart(_Plot):
                 continue
             x, y = self.scale.x(row.ts_ms), self.y(row.lane or 0, self.track_of_row.get(i, 0))
             shape = _shape(row, kinds.get(i))
-            op = e(row.event.get("op", "")) if row.kind != "expiry" else "expiry"
+            op = escape_html(row.event.get("op", "")) if row.kind != "expiry" else "expiry"
             found = f' data-findings="{" ".join(map(str, row.marks))}"' if row.marks else ""
-            mark = (f'<g class="ev {e(row.outcome)} {e(row.role)} {op}" transform="translate({x:.1f},{y:.1f})" '
+            mark = (f'<g class="ev {escape_html(row.outcome)} {escape_html(row.role)} {op}" transform="translate({x:.1f},{y:.1f})" '
                     f'data-x="{x:.1f}" data-y="{y:.1f}" data-ts="{row.ts_ms}"{found}>{_SHAPES[shape]}')
             if row.marks:
                 mark += '<circle class="witness" r="10"/>'
-            mark += f"<title>{e(self._tooltip(row))}</title></g>"
+            mark += f"<title>{escape_html(self._tooltip(row))}</title></g>"
             if row.marks:
                 label = ",".join(map(str, row.marks))
                 mark = (f'<line class="mark-line" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP - 4}" y2="{y - 11:.1f}" '
@@ -311,7 +312,7 @@ class _Overview(_Plot):
             name = t.task_id if len(t.task_id) <= LABEL_CHARS else t.task_id[: LABEL_CHARS - 1] + "…"
             out.append(f'<rect class="lane{" odd" if i % 2 else ""}" x="0" y="{y}" width="{self.right + OPEN_END}" '
                        f'height="{self.ROW}"/><a href="#{anchor}"><text class="lane-label" x="6" y="{y + self.ROW / 2 + 4}">'
-                       f'{e(name)}<title>task {e(t.task_id)}: {e(t.headline())}</title></text></a>')
+                       f'{escape_html(name)}<title>task {escape_html(t.task_id)}: {escape_html(t.headline())}</title></text></a>')
         out += [plot, *self.folds(), *self.axis()]
         for i, t in enumerate(self.timelines):
             y = TOP + self.ROW * i + self.ROW / 2
@@ -322,9 +323,9 @@ class _Overview(_Plot):
                 if row.kind == "event" and (row.marks or row.role in ("task_start", "task_end")):
                     x = self.scale.x(row.ts_ms)
                     ring = '<circle class="witness" r="8"/>' if row.marks else ""
-                    out.append(f'<g class="ev {e(row.outcome)} {e(row.role)}" transform="translate({x:.1f},{y - 6})" '
+                    out.append(f'<g class="ev {escape_html(row.outcome)} {escape_html(row.role)}" transform="translate({x:.1f},{y - 6})" '
                                f'data-x="{x:.1f}" data-y="{y - 6}" data-ts="{row.ts_ms}">{_SHAPES[_shape(row, None)]}{ring}'
-                               f'<title>{e(row.text)}</title></g>')
+                               f'<title>{escape_html(row.text)}</title></g>')
         out += ["</g>", self.axis_title(), "</svg>"]
         return "".join(out)
 
@@ -354,4 +355,4 @@ LEGEND: Mapping[str, tuple[str, str]] = {
 def legend() -> str:
     return '<p class="legend">' + "".join(
         f'<span class="key" data-key="{key}"><svg width="28" height="16" viewBox="0 0 28 16" aria-hidden="true">'
-        f"{swatch}</svg>{e(text)}</span>" for key, (text, swatch) in LEGEND.items()) + "</p>"
+        f"{swatch}</svg>{escape_html(text)}</span>" for key, (text, swatch) in LEGEND.items()) + "</p>"

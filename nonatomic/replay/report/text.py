@@ -170,15 +170,16 @@ def _extras(row: Row) -> str:
 
 
 def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
+    """The replay report for a terminal: every value from a log passes through `clean`."""
     out = []
     for f in findings:
-        out.append(f"{_where(f)}: {f['code']} {f['name']} [{f['severity']}] "
-                   f"task {f['task_id']} step {f.get('step', '-')} at {when(f.get('ts'))}: {f['message']}")
+        out.append(clean(f"{_where(f)}: {f['code']} {f['name']} [{f['severity']}] task {f['task_id']} "
+                         f"step {f.get('step', '-')} at {when(f.get('ts'))}: {f['message']}"))
         for event in (f.get("events") or [])[1:]:
-            out.append(f"    also {event['file']}:{event['line']}")
+            out.append("    also " + clean(f"{event['file']}:{event['line']}"))
     if quarantine:
         out.append(f"Quarantined {len(quarantine)} line(s):")
-        out.extend(f"  {q['file']}:{q['line']}: {q['reason']}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
+        out.extend("  " + clean(f"{q['file']}:{q['line']}: {q['reason']}") for q in quarantine[:TEXT_QUARANTINE_SHOWN])
         if len(quarantine) > TEXT_QUARANTINE_SHOWN:
             out.append(f"  ... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (--format json lists all)")
     out.append(_counts_line(summary))
