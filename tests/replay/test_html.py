@@ -72,6 +72,9 @@ def hostile_log(path: Path) -> Path:
                **{k: v for k, v in common.items() if v is not None}),
             ev(3, op="call", attempt=2, status="ok", **{k: v for k, v in common.items() if v is not None}),
             ev(4, op="task_end", status="failed", error=value),
+            # another task holds the same lock: drawn in a lane of its own, named by hostile values
+            {**ev(1, op="lock_acquire", target=value, owner=value + "!", ttl_ms=1000, step=n + 1),
+             "task_id": value + "!"},
         ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines) + "<script>alert(6)</script>\n")
     return path
@@ -91,6 +94,8 @@ def test_hostile_values_render_as_text_everywhere(tmp_path):
             href = attrs.get("href")
             assert href is None or re.fullmatch(r"#t\d+(-[ef]\d+)?", href), href
         assert len(page.blocks["script"]) == 1, "the findings table and the charts' zoom"
+        assert any(a.get("class") == "lease released other" or a.get("class") == "lease expired other"
+                   for tag, a in page.tags if tag == "rect"), "the other task's lease is drawn"
         text = "".join(page.text)
         for value in HOSTILE:
             assert value in text, f"{value!r} is not shown as text"

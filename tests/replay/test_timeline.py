@@ -161,7 +161,7 @@ def test_text_escapes_terminal_controls_and_bidi(tmp_path):
                                          tool=HOSTILE_TEXT, target=HOSTILE_TEXT, error=HOSTILE_TEXT, note=HOSTILE_TEXT),
                 ev(1, task=HOSTILE_TEXT, op="call", step=1, attempt=2, status="ok", tool=HOSTILE_TEXT,
                    target=HOSTILE_TEXT))
-    out = render_text.render(draw(log))
+    out = render_text.render(draw(log)) + render_text.render(draw(log), width=50)
     assert not re.search("[\x00-\x09\x0b-\x1f\x7f\u202e]", out), "only newlines of our own"
     assert "evil\\x1b[2J" in out and "\\u202e" in out
 
@@ -173,8 +173,11 @@ def test_markdown_values_cannot_break_the_table_or_the_diagram(tmp_path):
                 ev(1, task=nasty, op="call", step=1, attempt=1, status="timeout", tool=nasty, target=nasty,
                    error=nasty, extra_note=nasty),
                 ev(2, task=nasty, op="call", step=1, attempt=2, status="ok", tool=nasty, target=nasty),
-                ev(3, task=nasty, op="task_end", status="failed"))
-    md = render_md.render(draw(log))
+                ev(3, task=nasty, op="task_end", status="failed"),
+                ev(0.5, task=nasty + "2", op="lock_acquire", step=1, target=nasty, owner=nasty + "2", ttl_ms=1000))
+    timelines = draw(log, [nasty])
+    assert any(row.kind == "foreign" for row in timelines[0].rows)
+    md = render_md.render(timelines)
     table = [line for line in md.splitlines() if line.startswith("|")]
     assert len({len(re.findall(r"(?<!\\)\|", line)) for line in table if line.startswith("| ") and "finding" not in line
                 and not line.startswith("| [")}) == 1, "a value split a cell"
