@@ -280,6 +280,14 @@ def test_scale_is_proportional_and_folds_only_quiet_stretches():
     assert scale.x(40_200) == pytest.approx(1000)
 
 
+def test_a_steady_poll_is_drawn_to_scale_and_tasks_an_hour_apart_are_folded():
+    assert Scale(range(0, 60_000, 3_000), [], 0, 800).folds == []
+    bursts = [hour * 3_600_000 + ms for hour in range(8) for ms in (0, 200, 450, 900)]
+    scale = Scale(bursts, [], 0, 800)
+    assert len(scale.folds) == 7
+    assert scale.x(bursts[2]) - scale.x(bursts[1]) == pytest.approx(250 * scale.px_per_ms)
+
+
 @pytest.mark.parametrize("times", [[0, 3, 5, 12_092, 12_092, 12_427], [0, 1, 2], [5, 5],
                                    [0, 250, 251, 252, 90_000, 90_001, 200_000]])
 def test_ticks_never_repeat_and_keep_apart(times):

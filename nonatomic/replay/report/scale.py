@@ -1,9 +1,12 @@
 """Time to pixels for the SVG charts: to scale, with long quiet stretches folded.
 
 A stretch with no event and no op in flight that is longer than
-FOLD_MIN_MS and FOLD_SHARE of the window is drawn FOLD_WIDTH wide and
+FOLD_MIN_MS and FOLD_FACTOR times the median time between two moments
+drawn is drawn FOLD_WIDTH wide (narrower when many share the plot) and
 marked with its length, so a 30 s wait does not squeeze the second that
-matters; everything else is drawn to one scale (Jaeger's rule).  Ticks are
+matters, and tasks an hour apart each keep their detail; a poll every 3 s
+is drawn to scale, not folded 3 s at a time.  Everything else is drawn to
+one scale (Jaeger's rule).  Ticks are
 multiples of a round step (1, 2 or 5 times a power of ten) at least
 TICK_SPACING apart, labelled with just enough decimals for that step, so no
 two labels are the same.  The page script draws the ticks of a zoomed
@@ -18,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 FOLD_MIN_MS = 1_000
-FOLD_SHARE = 0.2
+FOLD_FACTOR = 10
 FOLD_WIDTH = 32
 TICK_SPACING = 80
 """Pixels between ticks at least; the page script uses the same figure (assets.SCRIPT)."""
@@ -40,10 +43,12 @@ class Scale:
         moments = sorted(set(times))
         self.start, self.end = moments[0], moments[-1]
         busy = sorted(busy)
-        least = max(FOLD_MIN_MS, FOLD_SHARE * (self.end - self.start))
+        gaps = sorted(b - a for a, b in zip(moments, moments[1:]))
+        least = max(FOLD_MIN_MS, FOLD_FACTOR * gaps[(len(gaps) - 1) // 2]) if gaps else 0  # the lower median
         folds = [(a, b) for a, b in zip(moments, moments[1:]) if b - a > least and not _covered(busy, a, b)]
         drawn_ms = (self.end - self.start) - sum(b - a for a, b in folds)
-        room = width - FOLD_WIDTH * len(folds)
+        fold_width = min(FOLD_WIDTH, width / 2 / len(folds)) if folds else 0  # many folds share half the width
+        room = width - fold_width * len(folds)
         self.px_per_ms = room / drawn_ms if drawn_ms else 0.0
         self.segments: list[Segment] = []
         t, x = self.start, x0 if drawn_ms else x0 + room / 2
@@ -52,8 +57,8 @@ class Scale:
                 self.segments.append(Segment(t, a, x, x + (a - t) * self.px_per_ms, False))
                 x = self.segments[-1].x1
             if b > a:
-                self.segments.append(Segment(a, b, x, x + FOLD_WIDTH, True))
-                x += FOLD_WIDTH
+                self.segments.append(Segment(a, b, x, x + fold_width, True))
+                x += fold_width
             t = b
         self._starts = [s.t0 for s in self.segments]
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from nonatomic.replay.report.model import Row, Span, Timeline, clock, duration, extras, seconds
-from nonatomic.replay.report.scale import FOLD_WIDTH, Scale
+from nonatomic.replay.report.scale import Scale
 
 LABEL_WIDTH = 240
 LABEL_CHARS = 36
@@ -40,6 +40,7 @@ TRACK = 20
 LINE = 13
 AXIS_HEIGHT = 34
 TOOLTIP_EXTRAS = 300
+FOLD_LABEL_SPACING = 56
 CHAR_PX = 6.2
 """About one character of the 10 px labels, to tell whether a duration fits inside its bar."""
 _MARK = {"call": "circle", "rollback": "square", "verify": "diamond"}
@@ -86,12 +87,17 @@ class _Plot:
         return head, f'<g class="plot" clip-path="url(#{anchor}-clip)">'
 
     def folds(self) -> list[str]:
-        return [f'<rect class="fold" x="{s.x0:.1f}" width="{FOLD_WIDTH}" y="{TOP}" height="{self.bottom - TOP}" '
-                f'data-x="{s.x0:.1f}" data-x2="{s.x1:.1f}"><title>quiet for {duration(s.t1 - s.t0)}: '
-                f'folded (not to scale)</title></rect>'
-                f'<text class="fold-label" x="{(s.x0 + s.x1) / 2:.1f}" y="{self.bottom + 26}" text-anchor="middle" '
-                f'data-x="{(s.x0 + s.x1) / 2:.1f}">≈{duration(s.t1 - s.t0)}</text>'
-                for s in self.scale.folds]
+        out, last = [], None
+        for s in self.scale.folds:
+            mid = (s.x0 + s.x1) / 2
+            out.append(f'<rect class="fold" x="{s.x0:.1f}" width="{s.x1 - s.x0:.1f}" y="{TOP}" '
+                       f'height="{self.bottom - TOP}" data-x="{s.x0:.1f}" data-x2="{s.x1:.1f}"><title>quiet for '
+                       f'{duration(s.t1 - s.t0)}: folded (not to scale)</title></rect>')
+            if last is None or mid - last >= FOLD_LABEL_SPACING:  # folds side by side: the tooltip tells
+                out.append(f'<text class="fold-label" x="{mid:.1f}" y="{self.bottom + 26}" text-anchor="middle" '
+                           f'data-x="{mid:.1f}">≈{duration(s.t1 - s.t0)}</text>')
+                last = mid
+        return out
 
     def axis(self) -> list[str]:
         ticks = "".join(f'<line class="tick" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{self.bottom + 3}"/>'
@@ -103,8 +109,9 @@ class _Plot:
         return (f'<text class="axis" x="6" y="{self.bottom + 14}">s since {clock(self.origin)} UTC</text>'
                 f'<text class="axis" x="6" y="{self.bottom + 26}">to scale; ▥ quiet stretch folded</text>')
 
-    def bar(self, t: Timeline, s: Span, y: float, other: bool = False) -> list[str]:
-        """A span of `t` as a bar (or, for an instant, only its doubt), at lane centre `y`."""
+    def bar(self, t: Timeline, s: Span, y: float, other: bool = False, crowded: bool = False) -> list[str]:
+        """A span of `t` as a bar (or, for an instant, only its doubt), at lane centre `y`;
+        `crowded`: label a duration only inside its bar (the overview has no tracks to keep labels apart)."""
         x0 = self.scale.x(t.rows[s.start].ts_ms)
         x1 = self.right if s.end is None else self.scale.x(t.rows[s.end].ts_ms)
         open_end = ' data-open="1"' if s.end is None else ""
@@ -127,10 +134,13 @@ class _Plot:
             inside = x1 - x0 >= wide
             # a short bar is labelled after its end, or before its start at the plot's right edge
             before = not inside and x1 + wide > self.right + OPEN_END
+            if crowded and not inside:
+                text = ""
             tx = x0 + 3 if inside else x0 - 3 if before else x1 + 3
             anchor = ' text-anchor="end"' if before else ""
-            out.append(f'<text class="dur{"" if inside else " outside"}" x="{tx:.1f}" y="{y + 3.5}" '
-                       f'data-x="{tx:.1f}"{anchor}>{text}</text>')
+            if text:
+                out.append(f'<text class="dur{"" if inside else " outside"}" x="{tx:.1f}" y="{y + 3.5}" '
+                           f'data-x="{tx:.1f}"{anchor}>{text}</text>')
         if s.dangling:
             since = self.scale.x(t.rows[s.start if s.end is None else s.end].ts_ms)
             until = self.right if s.settled is None else self.scale.x(t.rows[s.settled].ts_ms)
@@ -318,7 +328,7 @@ class _Overview(_Plot):
             y = TOP + self.ROW * i + self.ROW / 2
             for s in t.spans:
                 if not t.lanes[s.lane].other_task:  # leases below the ops, as in the task's own chart
-                    out += self.bar(t, s, y + 8 if s.kind == "lease" else y - 6)
+                    out += self.bar(t, s, y + 8 if s.kind == "lease" else y - 6, crowded=True)
             for row in t.rows:
                 if row.kind == "event" and (row.marks or row.role in ("task_start", "task_end")):
                     x = self.scale.x(row.ts_ms)
