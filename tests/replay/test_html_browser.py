@@ -295,7 +295,8 @@ def test_shipped_incident_timelines(browser, tmp_path, incident):
       const has = sel => document.querySelector('svg.chart ' + sel) !== null;
       return {call: has('.op.call, .ev.call'), rollback: has('.op.rollback, .ev.rollback'),
               verify: has('.op.verify, .ev.verify'), lease: has('.lease:not(.other)'), 'lease-other': has('.lease.other'),
-              dangling: has('.dangling'), witness: has('.witness'), fold: has('.fold'), omitted: has('.omitted')};
+              dangling: has('.dangling'), witness: has('.witness'), fold: has('.fold'), omitted: has('.omitted'),
+              step: has('.step-span')};
     })()""")
     assert {k for k, present in drawn.items() if present} <= set(keys)
     assert drawn["witness"], "the findings' witnesses are marked"

@@ -47,6 +47,7 @@ svg .lane { fill: #f6f7f9; } svg .lane.odd { fill: #eceef2; } svg .lane.other { 
 svg .lane-label { font-weight: 600; } svg .axis, svg .fold-label { fill: var(--muted); font-size: 10px; }
 svg .tick { stroke: #c4c9d1; stroke-width: 1; stroke-dasharray: 1 3; }
 svg .edge { stroke: #1d232b; stroke-width: 1; stroke-dasharray: 2 3; }
+svg .step-span { fill: #5f6b7a; }
 svg .op { stroke-width: 1.5; }
 svg .op.call { fill: var(--call); fill-opacity: .55; }
 svg .op.rollback { fill: var(--rollback); fill-opacity: .35; stroke-dasharray: 4 2; }

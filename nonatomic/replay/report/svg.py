@@ -211,7 +211,7 @@ class _Chart(_Plot):
     def draw(self) -> str:
         head, plot = self._frame(self.anchor, f"timeline of task {self.t.task_id}")
         return "".join([head, *self.lanes(), plot, *self.folds(), *self.axis(), *self.omitted(), *self.edges(),
-                        *self.spans(), *self.events(), "</g>", self.axis_title(), "</svg>"])
+                        *self.steps(), *self.spans(), *self.events(), "</g>", self.axis_title(), "</svg>"])
 
     def lanes(self) -> list[str]:
         out = []
@@ -242,6 +242,23 @@ class _Chart(_Plot):
             if row.role in ("task_start", "task_end"):
                 x = self.scale.x(row.ts_ms)
                 out.append(f'<line class="edge" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{self.bottom}" data-x="{x:.1f}"/>')
+        return out
+
+    def steps(self) -> list[str]:
+        """Each step as the parent of its ops (Jaeger's nesting): a thin bar over its lane from its
+        first op's start to its last op's end."""
+        reach: dict[int, tuple[int, int]] = {}
+        for s in self.t.spans:
+            if s.kind != "lease" and self.t.lanes[s.lane].key.isdigit():
+                t0, t1 = self.t.rows[s.start].ts_ms, self.t.rows[s.start if s.end is None else s.end].ts_ms
+                low, high = reach.get(s.lane, (t0, t1))
+                reach[s.lane] = (min(low, t0), max(high, t1))
+        out = []
+        for lane, (t0, t1) in reach.items():
+            x0, x1 = self.scale.x(t0), self.scale.x(t1)
+            out.append(f'<rect class="step-span" x="{x0:.1f}" y="{self.tops[lane] + 1}" width="{max(x1 - x0, 2):.1f}" '
+                       f'height="3" data-x="{x0:.1f}" data-x2="{x1:.1f}"><title>{escape_html(self.t.lanes[lane].label)}: '
+                       f'{duration(t1 - t0)} from its first op to its last</title></rect>')
         return out
 
     def spans(self) -> list[str]:
@@ -355,6 +372,8 @@ LEGEND: Mapping[str, tuple[str, str]] = {
     "dangling": ("may still take effect (until a verify settles it; ▶ never settled)",
                  '<line class="dangling" x1="2" x2="26" y1="8" y2="8"/>'),
     "witness": ("n: witness of finding n", '<circle class="witness" cx="14" cy="8" r="6"/>'),
+    "step": ("a step, first op to last (its ops nest below)",
+             '<rect class="step-span" x="2" y="6" width="24" height="3"/>'),
     "task": ("task start / end", '<line class="edge" x1="14" x2="14" y1="0" y2="16"/>'),
     "fold": ("quiet stretch folded (its length below the axis)", '<rect class="fold" x="8" y="0" width="12" height="16"/>'),
     "omitted": ("events not drawn", '<rect class="omitted" x="11" y="0" width="5" height="16"/>'),
