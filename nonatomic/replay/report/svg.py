@@ -78,8 +78,9 @@ class _Plot:
         width = LABEL_WIDTH + PLOT_WIDTH + OPEN_END
         segments = [[s.t0, s.t1, round(s.x0, 2), round(s.x1, 2), int(s.folded)] for s in self.scale.segments]
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" id="{anchor}-chart" class="chart" width="{width}" '
-                f'height="{self.height}" viewBox="0 0 {width} {self.height}" role="img" aria-label="{escape_html(label)}" '
-                f'data-left="{LABEL_WIDTH + INSET}" data-right="{LABEL_WIDTH + PLOT_WIDTH}" data-origin="{self.origin}" '
+                f'height="{self.height}" viewBox="0 0 {width} {self.height}" role="img" '
+                f'aria-label="{escape_html(label)}" data-left="{LABEL_WIDTH + INSET}" '
+                f'data-right="{LABEL_WIDTH + PLOT_WIDTH}" data-origin="{self.origin}" '
                 f'data-top="{TOP}" data-bottom="{self.bottom}" '
                 f'data-segments="{escape_html(json.dumps(segments))}">'
                 f'<defs><clipPath id="{anchor}-clip"><rect x="{LABEL_WIDTH}" y="0" width="{PLOT_WIDTH + OPEN_END}" '
@@ -241,7 +242,8 @@ class _Chart(_Plot):
         for row in self.t.rows:
             if row.role in ("task_start", "task_end"):
                 x = self.scale.x(row.ts_ms)
-                out.append(f'<line class="edge" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{self.bottom}" data-x="{x:.1f}"/>')
+                out.append(f'<line class="edge" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{self.bottom}" '
+                           f'data-x="{x:.1f}"/>')
         return out
 
     def steps(self) -> list[str]:
@@ -279,7 +281,8 @@ class _Chart(_Plot):
             shape = _shape(row, kinds.get(i))
             op = escape_html(row.event.get("op", "")) if row.kind != "expiry" else "expiry"
             found = f' data-findings="{" ".join(map(str, row.marks))}"' if row.marks else ""
-            mark = (f'<g class="ev {escape_html(row.outcome)} {escape_html(row.role)} {op}" transform="translate({x:.1f},{y:.1f})" '
+            mark = (f'<g class="ev {escape_html(row.outcome)} {escape_html(row.role)} {op}" '
+                    f'transform="translate({x:.1f},{y:.1f})" '
                     f'data-x="{x:.1f}" data-y="{y:.1f}" data-ts="{row.ts_ms}"{found}>{_SHAPES[shape]}')
             if row.marks:
                 mark += '<circle class="witness" r="10"/>'
