@@ -94,6 +94,12 @@ def _findings_table(findings: list[dict], drawn: Mapping[str, str], timelines: l
             f'<table id="findings-table"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>{cut}')
 
 
+def _because(finding: Mapping) -> str:
+    """The finding's "because" lines (one per named witness), each on a line of its own; drawn
+    timelines show them, the findings table stays one line per finding (it lists thousands)."""
+    return "".join(f'<br><span class="note">{escape_html(line)}</span>' for line in finding.get("because") or ())
+
+
 def _evidence(finding: Mapping) -> str:
     return "<br>".join(_where(ev) for ev in finding.get("events") or ())
 
@@ -128,8 +134,10 @@ def _article(t: Timeline, anchor: str) -> str:
     for n, f in enumerate(t.findings, 1):
         where = ", ".join(_event_link(t, anchor, ev) for ev in f.get("events") or ())
         step = "" if f.get("step") is None else f" step {escape_html(f['step'])}"
-        items.append(f'<li id="{anchor}-f{n}" data-finding="{n}" data-chart="{anchor}-chart" tabindex="0"><span class="sev {escape_html(f["severity"])}">{escape_html(f["severity"])}</span> '
-                     f"<b>{escape_html(f['code'])}</b> {escape_html(f['name'])}{step}: {escape_html(f['message'])} <span class=\"note\">({where})</span></li>")
+        items.append(f'<li id="{anchor}-f{n}" data-finding="{n}" data-chart="{anchor}-chart" tabindex="0">'
+                     f'<span class="sev {escape_html(f["severity"])}">{escape_html(f["severity"])}</span> '
+                     f"<b>{escape_html(f['code'])}</b> {escape_html(f['name'])}{step}: {escape_html(f['message'])} "
+                     f'<span class="note">({where})</span>{_because(f)}</li>')
     findings = f'<ol class="findings">{"".join(items)}</ol>' if items else ""
     return (f'<article class="timeline" id="{anchor}"><h3>task {escape_html(t.task_id)}</h3>'
             f'<p class="meta">{escape_html(t.headline())}</p>{_zoom(anchor)}<div class="svgwrap">{svg(t, anchor)}</div>{findings}'

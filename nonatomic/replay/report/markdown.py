@@ -129,8 +129,9 @@ def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
         out += ["| code | name | severity | task | step | ts | evidence | message |",
                 "|---|---|---|---|---|---|---|---|"]
         out += ["| " + " | ".join(md(v) for v in (
-            f["code"], f["name"], f["severity"], f["task_id"], f.get("step", ""), when(f.get("ts")), evidence(f),
-            f["message"])) + " |" for f in findings]
+            f["code"], f["name"], f["severity"], f["task_id"], f.get("step", ""), when(f.get("ts")), evidence(f)))
+                + " | " + "<br>".join(md(line) for line in [f["message"], *f.get("because", ())]) + " |"
+                for f in findings]
     else:
         out.append("No findings.")
     if quarantine:

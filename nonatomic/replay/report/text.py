@@ -175,8 +175,7 @@ def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
     for f in findings:
         out.append(clean(f"{_where(f)}: {f['code']} {f['name']} [{f['severity']}] task {f['task_id']} "
                          f"step {f.get('step', '-')} at {when(f.get('ts'))}: {f['message']}"))
-        for event in (f.get("events") or [])[1:]:
-            out.append("    also " + clean(f"{event['file']}:{event['line']}"))
+        out.extend("    " + clean(line) for line in f.get("because") or ())
     if quarantine:
         out.append(f"Quarantined {len(quarantine)} line(s):")
         out.extend("  " + clean(f"{q['file']}:{q['line']}: {q['reason']}") for q in quarantine[:TEXT_QUARANTINE_SHOWN])
