@@ -303,9 +303,13 @@ def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: l
               findings: list[dict], others: tuple[list[tuple], list[tuple]]) -> Timeline:
     total = event_rows[0][1]
     marks: dict[int, list[int]] = {}
+    because: dict[int, list[tuple[int, int, str]]] = {}
     for number, finding in enumerate(findings, 1):
         for e in finding.get("events") or ():
             marks.setdefault(e["event_id"], []).append(number)
+        for k, line in enumerate(finding.get("because") or ()):
+            for event_id, clause in _cited(line, finding.get("events") or ()):
+                because.setdefault(event_id, []).append((number, k, clause))
 
     lanes = _Lanes()
     rows: list[Row] = []
@@ -318,7 +322,8 @@ def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: l
             event["extra"] = json.loads(extra)
         lanes.note(event)
         rows.append(Row("event", None, ts_ms, describe(event), _role(event), OUTCOME.get(event.get("status"), "other"),
-                        pos, event=event, marks=marks.get(event["event_id"], [])))
+                        pos, event=event, marks=marks.get(event["event_id"], []),
+                        because=because.get(event["event_id"], [])))
         last_pos = pos
     if total > last_pos:
         rows.append(_gap(last_pos + 1, total - last_pos, rows))
@@ -342,7 +347,8 @@ def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: l
         lanes.note(event, other_task)
         foreign[event["event_id"]] = _insert(rows, Row(
             "foreign", None, ts_ms, f"{describe(event)} (task {other_task})", _role(event),
-            OUTCOME.get(event.get("status"), "other"), event=event, marks=marks.get(event["event_id"], [])))
+            OUTCOME.get(event.get("status"), "other"), event=event, marks=marks.get(event["event_id"], []),
+            because=because.get(event["event_id"], [])))
     other_leases = [lease for lease in other_leases if lease[0] in foreign]
     for lease in other_leases:
         if lease[6] == "expired":
@@ -375,6 +381,19 @@ def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: l
     return Timeline(task_id, min(r.ts_ms for r in events), max(r.ts_ms for r in events),
                     events[0].event["ts"], max(events, key=lambda r: r.ts_ms).event["ts"], total,
                     lane_list, rows, spans, findings)
+
+
+def _cited(line: str, witnesses: Iterable[Mapping]) -> list[tuple[int, str]]:
+    """(event id, the line's clause) of each witness a "because" line cites: the line ends with its
+    witnesses' `file:line`s in parentheses (`because the rollback of step 2 started first (a.jsonl:6)`)."""
+    cited, start = [], len(line)
+    for e in witnesses:
+        token = f"{e['file']}:{e['line']}"
+        if any(p in line for p in (f"({token})", f"({token}, ", f", {token}, ", f", {token})")):
+            cited.append(e["event_id"])
+            at = line.rfind(f" ({token}")
+            start = at if at != -1 else start
+    return [(event_id, line[:start]) for event_id in cited]
 
 
 def _insert(rows: list[Row], row: Row) -> Row:

@@ -20,7 +20,7 @@ HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(2)>', "'><sv
            "</title></svg></style><script>alert(4)</script>", "javascript:alert(5)", "&lt;b&gt;"]
 ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "p", "dl", "div", "dt",
                 "dd", "table", "thead", "tbody", "tr", "th", "td", "button", "input", "select", "option", "span",
-                "a", "b", "br", "code", "article", "ol", "li", "details", "summary", "script",
+                "a", "b", "br", "code", "article", "ol", "ul", "li", "details", "summary", "script",
                 "section", "svg", "defs", "clippath", "g", "rect", "text", "tspan", "line", "circle", "path"}
 
 

@@ -316,13 +316,23 @@ def test_shipped_incident_timelines(browser, tmp_path, incident):
 
     # pointing at a finding lights up its witnesses in the chart
     item = browser.evaluate("(() => { const r = document.querySelector('li[data-finding=\"1\"]')"
-                            ".getBoundingClientRect(); return [r.left + 20, r.top + r.height / 2]; })()")
+                            ".getBoundingClientRect(); return [r.left + 20, r.top + 8]; })()")  # its first line
     browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=item[0], y=item[1])
     lit = browser.evaluate("document.querySelectorAll('svg.chart g.lit').length")
     assert lit == browser.evaluate("document.querySelectorAll('article:first-of-type svg.chart "
                                    "g[data-findings~=\"1\"]').length") > 0
     browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=1, y=1)
     assert browser.evaluate("document.querySelectorAll('svg.chart g.lit').length") == 0
+    # each because line of a finding lights up the witness it names, and only that one
+    lines = browser.evaluate("Array.from(document.querySelectorAll('article:first-of-type li[data-witness]'))"
+                             ".map(li => { const r = li.getBoundingClientRect(); "
+                             "return [li.dataset.witness, r.left + 30, r.top + r.height / 2]; })")
+    assert lines, "the first finding's because lines are listed"
+    for witness, x, y in lines:
+        browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=x, y=y)
+        lit = browser.evaluate("Array.from(document.querySelectorAll('svg.chart g.lit')).map(g => g.dataset.because)")
+        assert lit and all(witness in marks.split() for marks in lit), (witness, lit)
+    browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=1, y=1)
 
     shot = tmp_path / f"{incident}.png"
     browser.screenshot(shot)

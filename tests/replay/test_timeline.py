@@ -125,6 +125,21 @@ def test_findings_are_marked_at_their_witnesses():
     assert [f["code"] for f in t.findings] == ["NR201", "NR303"]
 
 
+def test_each_witness_says_what_it_shows_for_its_finding():
+    [t] = draw(INCIDENT)
+    because = {row.pos: row.because for row in t.rows if row.because}
+    assert because == {2: [(1, 0, "because w-3 acquired lock `lock:order:8821` in step 1")],
+                       3: [(2, 0, "because attempt 1 `refund_payment` of step 1 started")],
+                       4: [(2, 1, "because its outcome was timeout")],
+                       5: [(2, 2, "because attempt 2 started 0.1 s later, with no verify before it")],
+                       12: [(1, 1, "because the task ended (timeout) with no release by w-3")]}
+    # each line of a finding's because is some witness's, in every format
+    assert all(any(k == i for row in t.rows for n, i, _ in row.because if n == number)
+               for number, f in enumerate(t.findings, 1) for k in range(len(f["because"])))
+    assert "    Note over S1: #91;2#93; because its outcome was timeout" in render_md.sequence(t)
+    assert "      because its outcome was timeout (" in render_text.render([t])
+
+
 def test_cap_keeps_witnesses_and_says_what_was_left_out(tmp_path):
     noise = [ev(i / 100, op="call", step=2, attempt=1, status="ok", tool="get_status", target=f"x{i}")
              for i in range(1, 300)]

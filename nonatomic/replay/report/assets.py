@@ -83,7 +83,8 @@ svg a:hover .ev, svg a:focus .ev { stroke-width: 3; }
 .zoom { display: flex; gap: 6px; align-items: center; font-size: .8rem; }
 .zoom button { font-size: .8rem; padding: 1px 8px; }
 table.events tr.foreign td { background: #f8f5f0; }
-ul.because { margin: 4px 0 0; padding-left: 1.4em; font-size: .85rem; } ul.because li { margin: 2px 0; }
+ul.because { margin: 2px 0 0; padding-left: 1.2em; font-size: .85rem; color: var(--muted); list-style: "→ "; }
+ul.because li { margin: 1px 0; } ul.because li.lit { background: #fff3c4; } ul.because a { color: inherit; }
 """
 
 SCRIPT = """
@@ -225,21 +226,29 @@ SCRIPT = """
     svg.addEventListener("mouseleave", end);
     draw();
   }
-  // A finding and its witnesses light up together: hover or focus either.
+  // A finding and its witnesses light up together: hover or focus either.  A because line
+  // inside a finding lights only the witness it names, while the pointer is on it.
   function witnesses() {
-    document.querySelectorAll("li[data-finding]").forEach(function (item) {
+    var lights = [];
+    document.querySelectorAll("li[data-finding], li[data-witness]").forEach(function (item) {
       var svg = document.getElementById(item.getAttribute("data-chart"));
       if (!svg) { return; }
-      var marks = svg.querySelectorAll('g[data-findings~="' + item.getAttribute("data-finding") + '"]');
+      var finding = item.getAttribute("data-finding");
+      var marks = svg.querySelectorAll(finding ? 'g[data-findings~="' + finding + '"]'
+                                               : 'g[data-because~="' + item.getAttribute("data-witness") + '"]');
+      var outer = finding ? null : lights.filter(function (l) { return l.item.contains(item); })[0];
       function light(on) {
         item.classList.toggle("lit", on);
         marks.forEach(function (mark) { mark.classList.toggle("lit", on); });
       }
+      function enter() { if (outer) { outer.light(false); } light(true); }
+      function leave() { light(false); if (outer && outer.item.matches(":hover")) { outer.light(true); } }
+      lights.push({item: item, light: light});
       [item].concat(Array.prototype.slice.call(marks)).forEach(function (el) {
-        el.addEventListener("mouseenter", function () { light(true); });
-        el.addEventListener("mouseleave", function () { light(false); });
-        el.addEventListener("focusin", function () { light(true); });
-        el.addEventListener("focusout", function () { light(false); });
+        el.addEventListener("mouseenter", enter);
+        el.addEventListener("mouseleave", leave);
+        el.addEventListener("focusin", enter);
+        el.addEventListener("focusout", leave);
       });
     });
   }

@@ -94,10 +94,15 @@ def _findings_table(findings: list[dict], drawn: Mapping[str, str], timelines: l
             f'<table id="findings-table"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>{cut}')
 
 
-def _because(finding: Mapping) -> str:
-    """The finding's "because" lines (one per named witness), each on a line of its own; drawn
-    timelines show them, the findings table stays one line per finding (it lists thousands)."""
-    return "".join(f'<br><span class="note">{escape_html(line)}</span>' for line in finding.get("because") or ())
+def _because(t: Timeline, anchor: str, n: int, finding: Mapping) -> str:
+    """The finding's "because" lines (one per named witness) under it, each a link to the first
+    event it cites; pointing at one lights up its witnesses in the chart."""
+    cited = {k: row.pos for row in t.rows if row.kind == "event" for m, k, _ in row.because if m == n}
+    items = []
+    for k, line in enumerate(finding.get("because") or ()):
+        text = escape_html(line) if k not in cited else f'<a href="#{anchor}-e{cited[k]}">{escape_html(line)}</a>'
+        items.append(f'<li data-witness="{n}.{k}" data-chart="{anchor}-chart">{text}</li>')
+    return f'<ul class="because">{"".join(items)}</ul>' if items else ""
 
 
 def _evidence(finding: Mapping) -> str:
@@ -137,7 +142,7 @@ def _article(t: Timeline, anchor: str) -> str:
         items.append(f'<li id="{anchor}-f{n}" data-finding="{n}" data-chart="{anchor}-chart" tabindex="0">'
                      f'<span class="sev {escape_html(f["severity"])}">{escape_html(f["severity"])}</span> '
                      f"<b>{escape_html(f['code'])}</b> {escape_html(f['name'])}{step}: {escape_html(f['message'])} "
-                     f'<span class="note">({where})</span>{_because(f)}</li>')
+                     f'<span class="note">({where})</span>{_because(t, anchor, n, f)}</li>')
     findings = f'<ol class="findings">{"".join(items)}</ol>' if items else ""
     return (f'<article class="timeline" id="{anchor}"><h3>task {escape_html(t.task_id)}</h3>'
             f'<p class="meta">{escape_html(t.headline())}</p>{_zoom(anchor)}<div class="svgwrap">{svg(t, anchor)}</div>{findings}'

@@ -59,7 +59,8 @@ def _timeline(t: Timeline) -> list[str]:
     if t.findings:
         out += ["| finding | code | name | severity | step | evidence | message |", "|---|---|---|---|--:|---|---|"]
         out += [f"| [{n}] | {f['code']} | {f['name']} | {f['severity']} | {md(_step(f))} | {md(evidence(f))} "
-                f"| {md(f['message'])} |" for n, f in enumerate(t.findings, 1)]
+                f"| {'<br>'.join(md(line) for line in [f['message'], *f.get('because', ())])} |"
+                for n, f in enumerate(t.findings, 1)]
         out.append("")
     return out
 
@@ -87,6 +88,7 @@ def sequence(t: Timeline) -> list[str]:
             out.append(f"    Note over {ids[row.lane]}: outcome unknown, may still take effect")
         out += [f"    activate {ids[lane]}" for lane in opens.get(i, ())]
         out += [f"    deactivate {ids[lane]}" for lane in closes.get(i, ())]
+        out += [f"    Note over {ids[row.lane or 0]}: {mermaid(f'[{n}] {clause}')}" for n, _k, clause in row.because]
         for n in sorted(n for n, at in last_witness.items() if at == i):
             f = t.findings[n - 1]
             out.append(f"    Note over {ids[row.lane or 0]}: {mermaid(f'⚠ [{n}] ' + f['code'] + ' ' + f['name'])}")

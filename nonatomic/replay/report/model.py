@@ -41,6 +41,9 @@ class Row:
     """The log line: canonical fields that are set, `ts` as RFC 3339, then the extra fields."""
     marks: list[int] = field(default_factory=list)
     """Numbers (1-based, in Timeline.findings) of the findings this event witnesses."""
+    because: list[tuple[int, int, str]] = field(default_factory=list)
+    """What this event shows for each finding it witnesses: (finding number, index of the
+    line in the finding's `because`, that line without its file:line citation)."""
 
 
 @dataclass(frozen=True)

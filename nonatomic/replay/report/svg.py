@@ -280,7 +280,8 @@ class _Chart(_Plot):
             x, y = self.scale.x(row.ts_ms), self.y(row.lane or 0, self.track_of_row.get(i, 0))
             shape = _shape(row, kinds.get(i))
             op = escape_html(row.event.get("op", "")) if row.kind != "expiry" else "expiry"
-            found = f' data-findings="{" ".join(map(str, row.marks))}"' if row.marks else ""
+            found = (f' data-findings="{" ".join(map(str, row.marks))}" '
+                     f'data-because="{" ".join(f"{n}.{k}" for n, k, _ in row.because)}"' if row.marks else "")
             mark = (f'<g class="ev {escape_html(row.outcome)} {escape_html(row.role)} {op}" '
                     f'transform="translate({x:.1f},{y:.1f})" '
                     f'data-x="{x:.1f}" data-y="{y:.1f}" data-ts="{row.ts_ms}"{found}>{_SHAPES[shape]}')
@@ -304,7 +305,9 @@ class _Chart(_Plot):
             text.append(f"{row.event['file']}:{row.event['line']}")
         for n in row.marks:
             f = t.findings[n - 1]
-            text.append(f"[{n}] {f['code']} {f['name']}: {f['message']}")
+            why = [clause for m, _k, clause in row.because if m == n]
+            text += [f"[{n}] {f['code']} {f['name']}", *(f"    {clause}" for clause in why)] if why else [
+                f"[{n}] {f['code']} {f['name']}: {f['message']}"]
         more = " ".join(f"{k}={v}" for k, v in extras(row).items())
         if more:
             text.append(more if len(more) <= TOOLTIP_EXTRAS else more[: TOOLTIP_EXTRAS - 1] + "…")

@@ -116,6 +116,8 @@ def _timeline(t: Timeline, style, width: int | None) -> list[str]:
         lines = _wrap(head + rest, width)
         out.append(style(head, fg="red", bold=True) + lines[0][len(head):])
         out += lines[1:]
+        for line in f.get("because") or ():  # one per named witness: what it shows, and where
+            out += _wrap("      " + clean(line), width, "        ")
     return out
 
 
