@@ -8,7 +8,7 @@ SPARK_STAMP := $(VENV)/.installed-spark
 FLOORS_VENV  := .venv-floors
 FLOORS_STAMP := $(FLOORS_VENV)/.installed
 
-.PHONY: demo test test-floors fuzz bench spark clean
+.PHONY: demo test test-floors fuzz bench spark clean screenshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,19 @@ demo: $(STAMP)
 	@mkdir -p $(dir $(REPORT))
 	$(BIN)/nonatomic replay --fail-on never --format html --output $(REPORT) sample_logs/*.jsonl
 	@echo "HTML report of the sample incidents: $(REPORT) (open it in a browser)"
+
+# The README's picture: the product's own HTML timeline of a shipped incident, shot in headless
+# Chromium (.ci/run installs it); pngquant, when present, makes the file a third of the size.
+SHOT_PAGE := build/timeline.html
+
+screenshot: $(STAMP)
+	@mkdir -p build
+	$(BIN)/nonatomic timeline --format html --output $(SHOT_PAGE) sample_logs/retry_rollback_race.jsonl
+	chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir=build/chromium-profile --hide-scrollbars \
+		--window-size=1130,640 --screenshot=build/timeline.png file://$(CURDIR)/$(SHOT_PAGE)
+	if command -v pngquant >/dev/null; then pngquant --quality 60-85 --force --output docs/timeline.png \
+		build/timeline.png; else cp build/timeline.png docs/timeline.png; fi
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
