@@ -1,6 +1,7 @@
 """Findings on code the rules were not tuned on: lint the validation half of the unseen
 corpus (`validation_corpus.py`) and print, per rule, how many findings of each severity.
-Its findings are what a blind review samples; this prints only the counts."""
+Its findings are what a blind review samples; this prints only the counts.  The holdout half
+is the one kept unseen after the validation half's review was read."""
 
 from __future__ import annotations
 
@@ -19,7 +20,11 @@ SEVERITIES = ("error", "warning", "info")
 
 
 def main() -> None:
-    half = sys.argv[1] if len(sys.argv) > 1 else "validation"
+    for half in sys.argv[1:] or ("validation", "holdout"):
+        report(half)
+
+
+def report(half: str) -> None:
     root = ensure_half(half)
     files = python_files(root)
     start = time.perf_counter()

@@ -7,6 +7,7 @@ Shared by both engines; each interprets its own keys (lint: top level and
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -69,3 +70,12 @@ def load_tool_table(path: Path) -> dict:
 def table_prefix(path: Path | str) -> str:
     """How a nested table of `path` is named in messages: `tool.nonatomic.` or nothing."""
     return "tool.nonatomic." if not isinstance(path, Path) or is_pyproject(path) else ""
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, where the system has one): the
+    bound of --jobs and --threads, since more workers than CPUs only add overhead."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1

@@ -22,16 +22,10 @@ def usage_error(message: str) -> click.exceptions.Exit:
 
 
 def write(report: str, output: str | os.PathLike | None, color: bool | None = None, err: bool = False) -> None:
-    """The report to `output` (a file; missing parent directories are created, as
-    ruff does), else to standard output, or standard error with `err` (styled only
-    if `color`).  A file that cannot be written is exit 2 with the reason."""
+    """The report to `output` (a file, see `write_file`), else to standard output, or
+    standard error with `err` (styled only if `color`)."""
     if output:
-        try:
-            os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(report)
-        except OSError as exc:
-            raise usage_error(f"{output}: cannot write the report: {exc.strerror or exc}") from exc
+        write_file(output, report)
     else:
         click.echo(report, nl=False, color=color, err=err)
 
@@ -51,6 +45,18 @@ def wants_color(choice: str, *, to_file: bool = False) -> bool:
         return False
     # https://no-color.org: set and not empty
     return not os.environ.get("NO_COLOR") and sys.stdout.isatty()
+
+
+def write_file(path: str | os.PathLike, text: str) -> None:
+    """`text` to the file at `path`, its missing parent directories created (as ruff does);
+    exit 2 naming the real OSError when it cannot be written.  A file name that is not
+    UTF-8 in `text` keeps its bytes (surrogateescape)."""
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise usage_error(f"{os.fspath(path)}: cannot write: {exc.strerror or exc}") from exc
 
 
 class progress:

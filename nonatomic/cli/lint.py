@@ -40,7 +40,6 @@ def lint(paths, select, ignore, fmt, output, show_source, color, stdin_filename,
     from nonatomic.lint.engine import lint_paths, lint_stdin
     from nonatomic.lint.formats import checked_line, plural, render
     from nonatomic.lint.formats import statistics as render_statistics
-    from nonatomic.lint.runner import MAX_LINE_BYTES
 
     paths = list(paths) or ([Path("-")] if stdin_filename else [Path(".")])
     from_stdin = Path("-") in paths
@@ -74,12 +73,8 @@ def lint(paths, select, ignore, fmt, output, show_source, color, stdin_filename,
             )
     for crash in report.crashes:
         click.echo(f"error: {crash.path}: rule {crash.code} failed: {crash.error}", err=True)
-    for path in report.too_large:
-        click.echo(
-            f"note: {path}: larger than max-file-bytes ({settings.max_file_bytes}) or with a line over "
-            f"{MAX_LINE_BYTES} bytes: only its syntax was checked",
-            err=True,
-        )
+    for path, note in report.notes:
+        click.echo(f"note: {path}: {note}", err=True)
     if not report.files:
         click.echo(f"warning: no Python file under {', '.join(map(str, paths))}", err=True)
 

@@ -6,6 +6,10 @@ Exit codes: 0 drawn (findings do not fail a drawing; `replay` judges),
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+
 import click
 
 from nonatomic.cli.common import codes, wants_color, write
@@ -42,12 +46,19 @@ def timeline(logs, tasks, fmt, max_events, max_tasks, mapping, db, output, selec
         return
     colour = wants_color(color, to_file=output is not None)
     if fmt == "text":
-        drawing = text.render(timelines, omitted, color=colour)
+        drawing = text.render(timelines, omitted, color=colour, width=_terminal_width(output))
     elif fmt == "md":
         drawing = markdown.render(timelines, omitted)
     else:
         drawing = html.timeline_page(timelines, omitted)
     write(drawing, output, color=colour)
+
+
+def _terminal_width(output) -> int | None:
+    """The terminal's width (or COLUMNS) when drawing to one; a file or a pipe gets whole lines."""
+    if output is None and ("COLUMNS" in os.environ or sys.stdout.isatty()):
+        return shutil.get_terminal_size().columns
+    return None
 
 
 timeline.params += [p for p in replay.params if p.name in _FROM_REPLAY]

@@ -15,10 +15,13 @@ from nonatomic.rules.lint.semantics.tool_config import validate_tools_table
 
 _LIST_KEYS = ("select", "ignore", "exclude", "extend-exclude")
 _TABLE_KEYS = ("per-file-ignores", "tools", "replay")
-_SCALAR_KEYS = ("max-file-bytes",)
+_SCALAR_KEYS = ("max-file-bytes", "max-file-seconds")
 # Bigger files (generated data, vendored bundles) get CPython's syntax check only:
 # libcst takes seconds per megabyte and such files hold no tool calls worth the wait.
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+# A file whose rules have not finished after this long gets the syntax check only (a
+# shape the size and depth guards do not foresee must not stall a pre-commit hook).
+DEFAULT_MAX_FILE_SECONDS = 10.0
 
 
 @dataclass
@@ -30,6 +33,7 @@ class LintSettings:
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)  # by code
     tools: dict[str, Any] = field(default_factory=dict)
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_file_seconds: float = DEFAULT_MAX_FILE_SECONDS
     source: Path | None = None  # the configuration file read, if any
     warnings: list[str] = field(default_factory=list)  # for the user, not errors: the CLI prints them
 
@@ -147,6 +151,9 @@ def load_settings(
     max_file_bytes = table.get("max-file-bytes", DEFAULT_MAX_FILE_BYTES)
     if not isinstance(max_file_bytes, int) or isinstance(max_file_bytes, bool) or max_file_bytes < 1:
         raise ConfigError(f"{where}: `max-file-bytes` must be a positive integer")
+    max_file_seconds = table.get("max-file-seconds", DEFAULT_MAX_FILE_SECONDS)
+    if not isinstance(max_file_seconds, (int, float)) or isinstance(max_file_seconds, bool) or max_file_seconds <= 0:
+        raise ConfigError(f"{where}: `max-file-seconds` must be a positive number")
     root = source.parent.resolve() if source is not None else Path.cwd().resolve()
     return LintSettings(
         root=root,
@@ -156,6 +163,7 @@ def load_settings(
         rule_options=_rule_tables(table, source or Path("pyproject.toml")),
         tools=tools,
         max_file_bytes=max_file_bytes,
+        max_file_seconds=float(max_file_seconds),
         source=source,
         warnings=warnings,
     )

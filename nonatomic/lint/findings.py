@@ -51,5 +51,10 @@ class Unparsable(Exception):
         self.error = error
 
 
+class OverBudget(Exception):
+    """Linting a file passed its time budget (max-file-seconds)."""
+
+
 def fingerprint(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+    # surrogateescape: a file name that is not UTF-8 keeps its own bytes
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]

@@ -22,6 +22,7 @@ import pandas as pd
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
+from nonatomic.replay.ingest.ledger import CHANGES
 from nonatomic.replay.ingest.mapping import FieldMapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import Timeline
@@ -91,8 +92,13 @@ class Replay:
         return frame
 
     def summary(self, findings: list[dict] | None = None) -> dict:
-        """The report's counts: files, lines, events, quarantined, tasks and findings."""
-        return summarize(self.con, findings if findings is not None else self.detect())
+        """Counts over the whole database; with a kept database, also what this run did to
+        each file it was given (`changes`: new, grown, replaced, unchanged -> files)."""
+        summary = summarize(self.con, findings if findings is not None else self.detect())
+        if self.ingested.changes:
+            summary["changes"] = {change: [path for path, c in self.ingested.changes.items() if c == change]
+                                  for change in CHANGES}
+        return summary
 
     def quarantine_rows(self) -> list[dict]:
         """The quarantine as dicts (file, line, reason, raw), in file and line order."""

@@ -191,7 +191,9 @@ def _because(detector: Detector, named: list[tuple[str, int]], values: Mapping, 
     """One line per named witness, as Elle explains an anomaly: what the event shows, and where it is."""
     lines = []
     for name, clause in detector.witnesses:
-        where = ", ".join(f"{evidence[i]['file']}:{evidence[i]['line']}" for n, i in named if n == name)
+        # in log order: engines may build a list of witnesses (NR301's effects) in any order
+        cited = sorted((evidence[i] for n, i in named if n == name), key=lambda e: (e["ts"], e["file"], e["line"]))
+        where = ", ".join(f"{e['file']}:{e['line']}" for e in cited)
         if where:
             lines.append(f"because {clause.format_map(values)} ({where})")
     return lines

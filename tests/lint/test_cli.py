@@ -160,6 +160,19 @@ def test_parallel_results_equal_serial(project):
     assert len(json.loads(serial)) == expected
 
 
+def test_cache_keeps_the_other_sites_of_a_grouped_finding(project):
+    write(project, "memory.py", (
+        "_sessions = {}\n"
+        "def remember(session_id, turn):\n    _sessions.setdefault(session_id, []).append(turn)\n"
+        "def forget(session_id):\n    _sessions.pop(session_id, None)\n"
+    ))
+    cli = CliRunner()
+    first = cli.invoke(main, ["lint", "--select", "NA301", "--format", "json", "."])
+    again = cli.invoke(main, ["lint", "--select", "NA301", "--format", "json", "."])
+    assert json.loads(first.stdout)[0]["related"] == [{"line": 5, "col": 5}]
+    assert again.exit_code == first.exit_code == 1 and again.stdout == first.stdout
+
+
 def test_cache_reuses_results_and_notices_changes(project):
     path = write(project, "tool.py", HAZARD)
     cli = CliRunner()
@@ -251,11 +264,11 @@ def test_pathological_files_never_crash_the_run(project):
     write(project, "deep_ok.py", "import requests\nx = " + "[" * 199 + "1" + "]" * 199 + "\nrequests.get(u)\n")
     write(project, "too_deep.py", "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n")
     # A generated 20000-term expression: libcst would take minutes; CPython checks it.
-    write(project, "long_chain.py", "import requests\nx = " + " + ".join(["1"] * 20000) + "\n")
+    write(project, "long_chain.py", "import requests\nx = " + " + ".join(["1"] * 20000) + "\nrequests.get(u)\n")
     result = run("--format", "json", ".")
     found = {(f["path"], f["code"], f["line"]) for f in json.loads(result.stdout)}
     assert found == {("deep_ok.py", "NA201", 3), ("too_deep.py", "NA000", 1)}
-    assert "note: long_chain.py: larger than max-file-bytes" in result.stderr
+    assert "note: long_chain.py: a line over 20000 bytes: only its syntax was checked" in result.stderr
 
 
 def test_files_over_the_size_limit_are_only_syntax_checked(project):

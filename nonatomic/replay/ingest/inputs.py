@@ -144,6 +144,9 @@ def _classify(path: str, input_format: str, spooled: str | None = None) -> LogFi
     with open(location, "rb") as fh:
         head = fh.read(4)
     compression = next((c for magic, c in _MAGIC_COMPRESSION.items() if head.startswith(magic)), "none")
+    named = _SUFFIX_COMPRESSION.get(Path(path).suffix)
+    if named is not None and compression == "none":  # cut before its first bytes, or not compressed at all
+        raise InputError(f"{path}: named as {named} but not a {named} stream (cut short, or mis-named)")
     if input_format != "auto":
         return LogFile(path, input_format, "none" if input_format == "parquet" else compression, spooled)
     suffixes = Path(location).suffixes
