@@ -110,6 +110,21 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A statement executor given a statement that only reads: `USE <space>` polled until
+        # a space created just before becomes visible (the create is outside the loop).
+        """
+            import time
+
+            def open_session(pool, space):
+                session = pool.get_session("root", "secret")
+                session.execute(f"CREATE SPACE IF NOT EXISTS {space} (vid_type=FIXED_STRING(30));")
+                for attempt in range(3):
+                    res = session.execute(f"USE {space};")
+                    if res.is_succeeded():
+                        return session
+                    time.sleep(1)
+                raise RuntimeError(f"space {space} never became usable")
+            """,
         # The key is a keyword, a header, or a payload field.
         """
             import stripe
@@ -523,6 +538,20 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             """,
     ]
     INVALID = [
+        # The same executor given a statement that writes is a write repeated by the loop.
+        Invalid(
+            """
+                import time
+
+                def record_refund(session, order_id, amount):
+                    for attempt in range(3):
+                        try:
+                            return session.execute(f"INSERT INTO refunds VALUES ('{order_id}', {amount})")
+                        except TimeoutError:
+                            time.sleep(2 ** attempt)
+                """,
+            line=6,
+        ),
         Invalid(
             """
                 import stripe

@@ -77,6 +77,9 @@ class ToolRegistry:
         self.inference_paths = tuple(pack["inference_paths"])
         self.inference_paths_with_model = tuple(pack["inference_paths_with_model"])
         self.inference_names = set(pack["inference_names"])
+        self.statement_methods = set(pack["statement_methods"])
+        self.read_statements = set(pack["read_statements"])
+        self.statement_writes = set(pack["statement_writes"])
         self.dispatchers = pack["tool_dispatchers"]
         self.hint_names = pack["tool_annotations"]
         self.levels: dict[str, str] = dict(table.get("levels", {}))
@@ -200,10 +203,21 @@ class ToolRegistry:
             return None
         if alone and not carrier.args and word_list(method)[0] in self.ambiguous:
             return None  # `session.close()`, `task.cancel()`: a lifecycle call, not a tool
+        if method in self.statement_methods and self._reads_statement(carrier):
+            return None
         verb = method.upper() if method.upper() in _HTTP_WRITES else None
         if verb is not None and not self._external(verb, carrier, where, model):
             return None
         return self._http_write(shown, level, verb, carrier, known=client and level != "low")
+
+    def _reads_statement(self, carrier: cst.Call) -> bool:
+        """The call's first argument is a statement text that only reads (its literal
+        words open with a read keyword and hold no write keyword)."""
+        if not carrier.args or carrier.args[0].keyword is not None:
+            return False
+        text = _string_start(carrier.args[0].value)
+        words = re.findall(r"[a-z_]+", text.lower()) if text else []
+        return bool(words) and words[0] in self.read_statements and not set(words) & self.statement_writes
 
     def _http_write(self, shown: str, level: str, verb: str | None, carrier: cst.Call, *, known: bool = True) -> Write:
         named = verb is not None and _names_endpoint(_url_of(carrier))
