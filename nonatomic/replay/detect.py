@@ -23,6 +23,7 @@ from nonatomic.replay.schema import EVENT_ORDER
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import SHARED_PARAMS, Detector
 from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK, STAGES, Stage, events_stage
+from nonatomic.rules.write_levels import NameLevels
 
 DEFAULT_SETTINGS: dict[str, object] = {
     **SHARED_PARAMS,
@@ -58,12 +59,26 @@ def run_detectors(
     return shape_findings(raw, evidence)
 
 
-def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict]) -> list[dict]:
+def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict],
+                   levels: NameLevels | None = None) -> list[dict]:
     """Findings from detector rows and the evidence of their witnesses (`witness_ids`), sorted.
 
     Every engine formats its rows here, so findings read the same whichever engine ran the SQL.
+    `levels` grades the findings of writes (default: the project's tool registry, write_levels).
     """
-    return sorted((_finding(detector, row, evidence) for detector, row in raw), key=_sort_key)
+    levels = levels or project_levels()
+    return sorted((_finding(detector, row, evidence, levels) for detector, row in raw), key=_sort_key)
+
+
+@functools.lru_cache(maxsize=8)
+def _levels_for(pyproject: Path | None) -> NameLevels:
+    table = load_tool_table(pyproject).get("tools", {}) if pyproject is not None else {}
+    return NameLevels(table if isinstance(table, dict) else {})
+
+
+def project_levels(start: Path | None = None) -> NameLevels:
+    """The shipped registry extended by `[tool.nonatomic.tools]` of the nearest pyproject.toml, as lint reads it."""
+    return _levels_for(find_pyproject(start or Path.cwd()))
 
 
 def _kind(stage: Stage) -> str:
@@ -220,12 +235,14 @@ def _evidence(con, ids: set[int]) -> dict[int, dict]:
     return {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3]} for r in rows}
 
 
-def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
+def _finding(detector: Detector, row: dict, evidence: dict[int, dict], levels: NameLevels) -> dict:
     events = sorted(
         (evidence[i] for i in witness_ids(row)), key=lambda e: (e["ts"], e["file"], e["line"])
     )
     fields = {k: v for k, v in row.items() if k not in ("anchor_id", "witness_ids")}
     severity = fields.pop("severity", None) or detector.severity
+    if detector.graded_by_write and levels.write_severity(row.get("tool")) == "error":
+        severity = "error"
     template = detector.template(fields.pop("variant", None))
     finding = {
         "code": detector.code,

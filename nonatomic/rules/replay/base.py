@@ -13,6 +13,9 @@ The SQL of a detector returns one row per finding with these columns:
 - `witness_ids`: every event that proves it (a list; NULL entries are dropped);
 - `variant` (optional): picks one of several message templates;
 - `severity` (optional): overrides the detector's default for this row;
+- `tool` (with `graded_by_write`): the write whose side-effect level grades the
+  finding: error for a high or irreversible write (write_levels.py), else the
+  detector's severity;
 - any other column: a field for the message template.
 
 Message templates are `str.format` strings over those fields; a `:dur` spec
@@ -66,6 +69,8 @@ class Detector:
     cases: tuple[Case, ...]
     params: Mapping[str, object] = field(default_factory=dict)
     default_on: bool = True
+    graded_by_write: bool = False
+    """The severity follows the side-effect level of the row's `tool` (SPEC: NR303, NR402)."""
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
