@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import duckdb
 
 from nonatomic.replay.ledger import LEDGER_DDL
-from nonatomic.replay.schema import EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL
+from nonatomic.replay.schema import EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL, TRACE_SPANS_DDL
 
 
 class DatabaseError(Exception):
@@ -45,7 +45,7 @@ def connect(db: str | None = None, memory_limit: str | None = None, threads: int
         con.close()
         raise DatabaseError(f"{db}: written by an older nonatomic (events are now stored by file number); "
                             "replay the logs into a new database")
-    for ddl in (FILES_DDL, EVENT_ROWS_DDL, EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL):
+    for ddl in (FILES_DDL, EVENT_ROWS_DDL, EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL, TRACE_SPANS_DDL):
         con.execute(ddl)
     return con
 
