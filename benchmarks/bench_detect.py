@@ -89,10 +89,10 @@ def generate(directory: str, events: int) -> dict[str, str]:
 
 def measure_nonatomic(path: str, memory_limit: str | None, select: list[str] | None) -> dict:
     """Run in a child process: ingest `path`, run the detectors, report times and peak memory."""
-    from nonatomic.replay.database import connect
     from nonatomic.replay.detect import run_detectors
     from nonatomic.replay.ingest import ingest
-    from nonatomic.replay.inputs import discover
+    from nonatomic.replay.ingest.database import connect
+    from nonatomic.replay.ingest.inputs import discover
 
     start, cpu_start = time.perf_counter(), cpu_seconds()
     con = connect(memory_limit=memory_limit)

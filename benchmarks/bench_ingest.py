@@ -36,7 +36,7 @@ def measure(path: str) -> dict:
 def main() -> None:
     import duckdb
 
-    from nonatomic.replay.synthetic import write_jsonl, write_parquet
+    from synthetic import write_jsonl, write_parquet
 
     if sys.argv[1:2] == ["--child"]:
         print(json.dumps(measure_child(sys.argv[2])))

@@ -8,11 +8,8 @@ from pathlib import Path
 
 import click
 
+from nonatomic.cli.common import codes, progress, write
 from nonatomic.config import ConfigError
-
-
-def _codes(value: str | None) -> list[str] | None:
-    return [c.strip() for c in value.split(",") if c.strip()] if value else None
 
 
 @click.command()
@@ -47,17 +44,17 @@ def lint(paths, select, ignore, fmt, output, fix, unsafe_fixes, diff, jobs, no_c
             raise click.UsageError(f"{path}: no such file or directory")
     try:
         settings = load_settings(
-            start=paths[0], config_file=config_file, select=_codes(select), ignore=_codes(ignore)
+            start=paths[0], config_file=config_file, select=codes(select), ignore=codes(ignore)
         )
         known = baselines.read_baseline(baseline) if baseline else None
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from exc
 
     fixing = fix or diff
-    with _progress() as progress:
+    with progress("linting", min_total=200) as advance:
         report = lint_paths(
             paths, settings, jobs=jobs, use_cache=not no_cache, fix=fixing,
-            unsafe_fixes=unsafe_fixes, progress=progress,
+            unsafe_fixes=unsafe_fixes, progress=advance,
         )
     for crash in report.crashes:
         click.echo(f"error: {crash.path}: rule {crash.code} failed: {crash.error}", err=True)
@@ -93,36 +90,10 @@ def lint(paths, select, ignore, fmt, output, fix, unsafe_fixes, diff, jobs, no_c
     hidden = 0 if unsafe_fixes else sum(1 for f in findings if f.fix and not f.fix_safe)
     colour = output is None and sys.stdout.isatty()
     text = render_statistics(findings) if statistics else render(findings, fmt, colour=colour, fixes_hidden=hidden)
-    if output is not None:
-        output.write_text(text, "utf-8")
-    else:
-        click.echo(text, nl=False, color=colour)
+    write(text, output, color=colour)
     if report.crashes:
         sys.exit(2)
     sys.exit(0 if exit_zero or not findings else 1)
-
-
-class _progress:
-    """A progress bar on stderr for runs of many files, only when stderr is a terminal."""
-
-    MIN_FILES = 200
-
-    def __init__(self) -> None:
-        self.bar = None
-
-    def __enter__(self):
-        return self.update if sys.stderr.isatty() else None
-
-    def update(self, done: int, total: int) -> None:
-        if self.bar is None and total >= self.MIN_FILES:
-            self.bar = click.progressbar(length=total, label="linting", file=sys.stderr, show_pos=True)
-            self.bar.__enter__()
-        if self.bar is not None:
-            self.bar.update(1)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
 
 def _catalogue() -> list[tuple[str, str, str, bool, str]]:

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 
 import click
 
+from nonatomic.cli.common import codes, progress, usage_error, write
 from nonatomic.config import ConfigError
 
 _RANK = {"error": 3, "warning": 2, "info": 1}
@@ -31,10 +32,6 @@ class _Instant(click.ParamType):
         except ValueError:
             self.fail(f"{value!r} is not an RFC 3339 time such as 2024-05-01T10:00:00Z", param, ctx)
         return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def _codes(value: str | None) -> list[str] | None:
-    return [c.strip() for c in value.split(",") if c.strip()] if value else None
 
 
 @click.command()
@@ -67,9 +64,10 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
            memory_limit, threads, input_format, max_line_bytes, engine, emit_sql) -> None:
     """Replay guard logs (files, directories, globs) and find non-atomic hazards."""
     from nonatomic.replay.report import render
+    from nonatomic.replay.report.html import REPORT_EVENTS, REPORT_TASKS
 
     if emit_sql:
-        write(_queries(emit_sql, _codes(select), _codes(ignore)), output)
+        write(_queries(emit_sql, codes(select), codes(ignore)), output)
         return
     if not logs:
         raise click.UsageError("Missing argument 'LOGS...'.")
@@ -78,10 +76,12 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
     else:
         session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
-        findings = session.detect(_codes(select), _codes(ignore), tasks=tasks, since=since, until=until)
+        findings = session.detect(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
         summary = session.summary(findings)
         quarantine = session.quarantine_rows()
-        report = render(fmt, summary, findings, quarantine, session.con, session.settings)
+        timelines, omitted = session.timelines(findings, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
+            if fmt == "html" else ([], 0)
+        report = render(fmt, summary, findings, quarantine, timelines, omitted)
     write(report, output)
     if strict and summary["quarantined"]:
         click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
@@ -92,31 +92,31 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
 def open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes):
     """The logs ingested (a `Replay`), with the project's replay settings; bad input exits 2."""
     from nonatomic.replay.api import open_logs
-    from nonatomic.replay.database import DatabaseError
-    from nonatomic.replay.detect import load_settings
-    from nonatomic.replay.inputs import InputError
-    from nonatomic.replay.mapping import MappingError
+    from nonatomic.replay.ingest.database import DatabaseError
+    from nonatomic.replay.ingest.inputs import InputError
+    from nonatomic.replay.ingest.mapping import MappingError
+    from nonatomic.replay.settings import load_settings
 
     try:
         settings = load_settings()
-        with _progress() as on_file:
+        with progress("ingesting", shown=lambda log: log.path) as on_file:
             return open_logs(list(logs), mapping, db=db, input_format=input_format, memory_limit=memory_limit,
                              threads=threads, max_line_bytes=max_line_bytes, settings=settings, on_file=on_file)
     except (InputError, MappingError, DatabaseError, ConfigError) as exc:
-        raise _usage_error(str(exc))
+        raise usage_error(str(exc))
 
 
 def _spark_session(logs, mapping, db, fmt, input_format, memory_limit, threads, max_line_bytes):
     """The logs ingested on Spark; options only DuckDB has, and bad input, exit 2."""
-    from nonatomic.replay.detect import load_settings
-    from nonatomic.replay.inputs import InputError
-    from nonatomic.replay.mapping import MappingError, load_mapping
+    from nonatomic.replay.ingest.inputs import InputError
+    from nonatomic.replay.ingest.mapping import MappingError, load_mapping
+    from nonatomic.replay.settings import load_settings
 
     unsupported = {"--db": db, "--memory-limit": memory_limit, "--threads": threads,
                    "--format html (timelines are drawn from DuckDB)": fmt == "html" or None}
     for option, value in unsupported.items():
         if value is not None:
-            raise _usage_error(f"--engine spark does not take {option}; size Spark with its own configuration")
+            raise usage_error(f"--engine spark does not take {option}; size Spark with its own configuration")
     from nonatomic.replay.spark import open_logs
     from nonatomic.replay.spark.session import SparkUnavailable
 
@@ -124,63 +124,30 @@ def _spark_session(logs, mapping, db, fmt, input_format, memory_limit, threads, 
         return open_logs(list(logs), load_mapping(mapping) if mapping else None, input_format=input_format,
                          max_line_bytes=max_line_bytes, settings=load_settings())
     except (InputError, MappingError, ConfigError, SparkUnavailable) as exc:
-        raise _usage_error(str(exc))
+        raise usage_error(str(exc))
 
 
 def _queries(dialect: str, select, ignore) -> str:
     """The stages, then each detector, as SQL a scheduler can run after registering an `events` table."""
-    from nonatomic.replay.detect import DEFAULT_SETTINGS, choose, load_settings
+    from nonatomic.replay.detect import choose
+    from nonatomic.replay.settings import DEFAULT_SETTINGS, load_settings
 
     try:
         from nonatomic.replay.spark.translate import TranslationError, queries
     except ImportError as exc:
-        raise _usage_error(f"--emit-sql needs sqlglot: pip install 'nonatomic[spark]' ({exc})")
+        raise usage_error(f"--emit-sql needs sqlglot: pip install 'nonatomic[spark]' ({exc})")
     try:
         params = {**DEFAULT_SETTINGS, **load_settings()}
         named = queries(choose(select, ignore), params, dialect)
     except (ConfigError, TranslationError) as exc:
-        raise _usage_error(str(exc))
-    out = ["-- nonatomic replay detectors over an `events` table (columns: nonatomic/replay/schema.py).",
+        raise usage_error(str(exc))
+    out = ["-- nonatomic replay detectors over an `events` table (columns: nonatomic/replay/ingest/schema.py).",
            "-- Run in order: the stages are views the detectors read (cache them on large data);",
            "-- each detector returns one row per finding."]
     for name, sql in named:
         head = f"CREATE OR REPLACE TEMPORARY VIEW {name} AS\n" if name.startswith("nr_") else ""
         out.append(f"\n-- {name}\n{head}{sql};")
     return "\n".join(out) + "\n"
-
-
-def write(report: str, output: str | None) -> None:
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(report)
-    else:
-        click.echo(report, nl=False)
-
-
-def _usage_error(message: str) -> click.exceptions.Exit:
-    click.echo(f"nonatomic: error: {message}", err=True)
-    return click.exceptions.Exit(2)
-
-
-class _progress:
-    """A progress bar over the files on stderr, when stderr is a terminal."""
-
-    def __init__(self) -> None:
-        self.bar = None
-
-    def __enter__(self):
-        return self._advance if sys.stderr.isatty() else None
-
-    def _advance(self, log, total: int) -> None:
-        if self.bar is None:
-            self.bar = click.progressbar(length=total, label="ingesting", file=sys.stderr, show_pos=True,
-                                         item_show_func=lambda name: name)
-            self.bar.__enter__()
-        self.bar.update(1, log.path)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
 
 COMMANDS = [replay]

@@ -11,7 +11,8 @@ import sys
 
 import click
 
-from nonatomic.cli.replay import _codes, _usage_error, open_session, replay, write
+from nonatomic.cli.common import codes, usage_error, write
+from nonatomic.cli.replay import open_session, replay
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS
 
 _FROM_REPLAY = ("mapping", "db", "output", "select", "ignore", "memory_limit", "threads", "input_format",
@@ -31,27 +32,25 @@ _FROM_REPLAY = ("mapping", "db", "output", "select", "ignore", "memory_limit", "
 def timeline(logs, tasks, fmt, max_events, max_tasks, mapping, db, output, select, ignore, memory_limit, threads,
              input_format, max_line_bytes) -> None:
     """Draw the timeline of a task (--task), or of every task with findings."""
-    from nonatomic.replay import render_html, render_md, render_text
-    from nonatomic.replay.timeline import build_timelines, tasks_to_draw
+    from nonatomic.replay.report import html, markdown, text
 
     session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
-        findings = session.detect(_codes(select), _codes(ignore))
-        names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
-        timelines = build_timelines(session.con, names, findings, settings=session.settings, max_events=max_events)
-    missing = sorted(set(names) - {t.task_id for t in timelines})
+        findings = session.detect(codes(select), codes(ignore))
+        timelines, omitted = session.timelines(findings, tasks, max_tasks=max_tasks, max_events=max_events)
+    missing = sorted(set(tasks) - {t.task_id for t in timelines})
     if missing:
-        raise _usage_error(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
-    if not names:
+        raise usage_error(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
+    if not timelines:
         click.echo("nonatomic: no task has findings; name one with --task", err=True)
         return
     if fmt == "text":
         color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        drawing = render_text.render(timelines, omitted, color=color)
+        drawing = text.render(timelines, omitted, color=color)
     elif fmt == "md":
-        drawing = render_md.render(timelines, omitted)
+        drawing = markdown.render(timelines, omitted)
     else:
-        drawing = render_html.timeline_page(timelines, omitted)
+        drawing = html.timeline_page(timelines, omitted)
     write(drawing, output)
 
 

@@ -16,14 +16,13 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from nonatomic.lint.config import LintSettings
-from nonatomic.lint.findings import Finding, RuleCrash, fingerprint
-from nonatomic.lint.runner import Unparsable
+from nonatomic.lint.findings import Finding, RuleCrash, Unparsable, fingerprint
 from nonatomic.rules.lint import rule_for
 from nonatomic.rules.lint.base import LintRule, RuleContext, Violation
-from nonatomic.rules.lint.positions import Locator
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
 from nonatomic.rules.lint.semantics.tool_config import constructor_types
-from nonatomic.rules.lint.walk import Metadata, visit_batched
+from nonatomic.rules.lint.tree.positions import Locator
+from nonatomic.rules.lint.tree.walk import Metadata, visit_batched
 
 _NOQA = re.compile(
     rb"#\s*noqa(?::[\s]*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE

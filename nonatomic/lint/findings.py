@@ -38,5 +38,13 @@ class RuleCrash:
     error: str
 
 
+class Unparsable(Exception):
+    """libcst could not parse a file (its error in `error`)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def fingerprint(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]

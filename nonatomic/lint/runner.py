@@ -18,25 +18,17 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from nonatomic.lint.config import LintSettings
-from nonatomic.lint.findings import Finding, RuleCrash, fingerprint
+from nonatomic.lint.findings import Finding, RuleCrash, Unparsable, fingerprint
 from nonatomic.lint.globs import matches_any
 from nonatomic.rules.lint.catalogue import CATALOGUE, entry_for
-from nonatomic.rules.lint.gates import Gate, SyntaxIndex
-from nonatomic.rules.lint.prefilters import Prefilter
+from nonatomic.rules.lint.triggers.gates import Gate, SyntaxIndex
+from nonatomic.rules.lint.triggers.prefilters import Prefilter
 
 if TYPE_CHECKING:
     from nonatomic.lint.analysis import Analysis
 
 _IGNORE_FILE = re.compile(rb"#\s*nonatomic:\s*ignore-file\b")
 MAX_FIX_PASSES = 10
-
-
-class Unparsable(Exception):
-    """libcst could not parse a file (its error in `error`)."""
-
-    def __init__(self, error: Exception) -> None:
-        super().__init__(str(error))
-        self.error = error
 
 
 @dataclass

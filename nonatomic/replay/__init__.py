@@ -1,7 +1,7 @@
 """The replay engine: guard logs into DuckDB, detectors over them, reports.
 
 `open_logs` (the notebook API) is loaded on first use so that importing a
-submodule such as `nonatomic.replay.schema` stays cheap.
+submodule such as `nonatomic.replay.ingest.schema` stays cheap.
 """
 
 from __future__ import annotations

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from nonatomic.replay.database import connect
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
-from nonatomic.replay.inputs import LogFile, discover
-from nonatomic.replay.mapping import Mapping, load_mapping, parse_mapping
-from nonatomic.replay.report import quarantine_rows, summarize
-from nonatomic.replay.schema import EVENT_ORDER
+from nonatomic.replay.ingest.database import connect
+from nonatomic.replay.ingest.inputs import LogFile, discover
+from nonatomic.replay.ingest.mapping import Mapping, load_mapping, parse_mapping
+from nonatomic.replay.ingest.schema import EVENT_ORDER
+from nonatomic.replay.report.model import Timeline
+from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
 
 
 class Replay:
@@ -55,6 +56,13 @@ class Replay:
 
     def quarantine_rows(self) -> list[dict]:
         return quarantine_rows(self.con)
+
+    def timelines(self, findings: list[dict], tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
+                  max_events: int = MAX_EVENTS) -> tuple[list[Timeline], int]:
+        """Timelines of `tasks` (default: the tasks with findings, the most severe first, at most
+        `max_tasks`) with their findings marked, and how many tasks with findings were left out."""
+        names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
+        return build_timelines(self.con, names, findings, settings=self.settings, max_events=max_events), omitted
 
     def close(self) -> None:
         self.con.close()
@@ -117,3 +125,17 @@ def open_logs(
         con.close()
         raise
     return Replay(con, ingested, settings)
+
+
+def summarize(con, findings: list[dict]) -> dict:
+    """Counts over the whole database (what the detectors saw), not only this run's files."""
+    files, lines = con.execute("SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files").fetchone()
+    events, tasks = con.execute("SELECT count(*), count(DISTINCT task_id) FROM event_rows").fetchone()
+    quarantined = con.execute("SELECT count(*) FROM quarantine").fetchone()[0]
+    return {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
+            "tasks": tasks, "findings": len(findings)}
+
+
+def quarantine_rows(con) -> list[dict]:
+    rows = con.execute("SELECT file, line, reason, raw FROM quarantine ORDER BY file, line").fetchall()
+    return [{"file": f, "line": n, "reason": r, "raw": raw} for f, n, r, raw in rows]

@@ -13,23 +13,15 @@ import hashlib
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 
-import yaml
-
-from nonatomic.config import ConfigError, find_pyproject, load_tool_table
-from nonatomic.replay.database import unordered
-from nonatomic.replay.schema import EVENT_ORDER
+from nonatomic.replay.ingest.database import unordered
+from nonatomic.replay.ingest.schema import EVENT_ORDER
+from nonatomic.replay.report.model import duration
+from nonatomic.replay.settings import DEFAULT_SETTINGS, project_levels, validate_settings
 from nonatomic.rules.replay import DETECTORS
-from nonatomic.rules.replay.base import SHARED_PARAMS, Detector
+from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK, STAGES, Stage, events_stage
 from nonatomic.rules.write_levels import NameLevels
-
-DEFAULT_SETTINGS: dict[str, object] = {
-    **SHARED_PARAMS,
-    **{name: value for d in DETECTORS.values() for name, value in d.params.items()},
-}
-"""Every setting a detector binds, with its default (see each detector's params)."""
 
 FINDING_ORDER = ("task_id", "ts", "code", "step", "fingerprint")
 
@@ -70,17 +62,6 @@ def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict
     return sorted((_finding(detector, row, evidence, levels) for detector, row in raw), key=_sort_key)
 
 
-@functools.lru_cache(maxsize=8)
-def _levels_for(pyproject: Path | None) -> NameLevels:
-    table = load_tool_table(pyproject).get("tools", {}) if pyproject is not None else {}
-    return NameLevels(table if isinstance(table, dict) else {})
-
-
-def project_levels(start: Path | None = None) -> NameLevels:
-    """The shipped registry extended by `[tool.nonatomic.tools]` of the nearest pyproject.toml, as lint reads it."""
-    return _levels_for(find_pyproject(start or Path.cwd()))
-
-
 def _kind(stage: Stage) -> str:
     return "TABLE" if stage.materialized else "VIEW"
 
@@ -115,72 +96,6 @@ def _drop_unneeded(con, readers: list[Detector], stages: list[Stage], built: lis
         if not _needed(stage, readers, stages, built):
             con.execute(f"DROP {_kind(stage)} {stage.name}")
             built.remove(stage)
-
-
-def load_settings(path: Path | None = None, start: Path | None = None) -> dict[str, object]:
-    """Replay settings from a YAML file or a pyproject.toml, else from the nearest pyproject.
-
-    In pyproject.toml they live in `[tool.nonatomic.replay]`; a YAML file holds
-    them at its top level or under `replay:`.  Keys may use `-` or `_`
-    (`min-backoff-ms = 500`).  Only overrides are returned; defaults stay in
-    DEFAULT_SETTINGS.
-    """
-    if path is None:
-        path = find_pyproject(start or Path.cwd())
-        if path is None:
-            return {}
-    if path.suffix in (".yaml", ".yml"):
-        try:
-            table = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{path}: cannot read replay settings: {exc}") from exc
-        if isinstance(table, dict) and isinstance(table.get("replay"), dict):
-            table = table["replay"]
-    else:
-        table = load_tool_table(path).get("replay", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: replay settings must be a table of key = value")
-    try:
-        return validate_settings(table)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
-
-
-def validate_settings(settings: Mapping[str, object]) -> dict[str, object]:
-    """Settings with normalised keys, checked against what the detectors accept."""
-    checked: dict[str, object] = {}
-    for raw_key, value in settings.items():
-        key = str(raw_key).replace("-", "_")
-        if key not in DEFAULT_SETTINGS:
-            known = ", ".join(sorted(DEFAULT_SETTINGS))
-            raise ConfigError(f"unknown replay setting {raw_key!r} (known: {known})")
-        checked[key] = _SETTING_CHECKS[key](raw_key, value)
-    return checked
-
-
-def _codes(key, value) -> list[int]:
-    if not isinstance(value, (list, tuple)) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in value
-    ):
-        raise ConfigError(f"{key} must be a list of status codes, e.g. [400, 401, 403, 404, 422]")
-    return sorted(set(value))
-
-
-def _milliseconds(key, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"{key} must be a whole number of milliseconds >= 0")
-    return value
-
-
-def _pattern(key, value) -> str:
-    try:
-        re.compile(value)
-    except (TypeError, re.error) as exc:
-        raise ConfigError(f"{key} must be a regular expression: {exc}") from exc
-    return value
-
-
-_SETTING_CHECKS = {"non_retryable": _codes, "min_backoff_ms": _milliseconds, "read_tools": _pattern}
 
 
 def choose(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[Detector]:
@@ -295,15 +210,3 @@ class _Field:
         if format_spec == "dur":
             return duration(self.value)
         return format(self.value, format_spec)
-
-
-def duration(ms: float) -> str:
-    """Milliseconds for a reader: '40 ms', '0.9 s', '2.5 min', '1.2 h'."""
-    ms = float(ms)
-    if abs(ms) < 100:
-        return f"{ms:.0f} ms"
-    if abs(ms) < 60_000:
-        return f"{ms / 1000:.1f} s"
-    if abs(ms) < 3_600_000:
-        return f"{ms / 60_000:.1f} min"
-    return f"{ms / 3_600_000:.1f} h"

@@ -1,4 +1,4 @@
-"""The timeline of a task: the model the text, Markdown and HTML renderers draw.
+"""The timeline of a task, built from the database: the model (report.model) the renderers draw.
 
 A timeline is a list of rows in the task's event order (one per log line,
 plus a row where a lock lease ran out by its TTL and a row for each run of
@@ -19,11 +19,10 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
-from nonatomic.replay.detect import DEFAULT_SETTINGS, duration
-from nonatomic.replay.schema import EVENT_ORDER
+from nonatomic.replay.ingest.schema import EVENT_ORDER
+from nonatomic.replay.report.model import OUTCOME, Lane, Row, Span, Timeline, duration
+from nonatomic.replay.settings import DEFAULT_SETTINGS
 from nonatomic.rules.replay.views import EVENT_ROWS, LEASES, LOCK_EVENTS, OPS, WRITE, events_stage
 
 MAX_EVENTS = 200
@@ -31,103 +30,10 @@ MAX_EVENTS = 200
 MAX_TASKS = 100
 """Tasks drawn per page or terminal run; the rest are named in a note."""
 
-OUTCOME = {"ok": "ok", "completed": "ok", "timeout": "unknown", "unknown": "unknown",
-           "error": "failed", "failed": "failed", "cancelled": "failed"}
-"""A status as the outcome classes of views.OPS (anything else is `other`)."""
-
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 _LOCK_OPS = ("lock_acquire", "lock_release")
 _COLUMNS = ("event_id", "file", "line", "ts", "seq", "step", "attempt", "op", "phase", "status", "code",
             "tool", "target", "idempotency_key", "owner", "ttl_ms", "error")
-
-
-@dataclass(frozen=True)
-class Lane:
-    key: str
-    """Short name for narrow columns: T (the task), a step number, L1, L2 ... (locks)."""
-    label: str
-
-
-@dataclass
-class Row:
-    kind: str
-    """`event` (a log line), `expiry` (a lease ran out: no log line) or `gap` (events left out)."""
-    lane: int | None
-    """Index into Timeline.lanes; None for a gap, which spans every lane."""
-    ts_ms: int
-    text: str
-    role: str = "instant"
-    """How the event is drawn: task_start, task_end, start, end, instant, acquire, release, expiry, gap."""
-    outcome: str = "other"
-    pos: int | None = None
-    """The event's position in its task (1-based, the engine's event order); a gap's first left-out one."""
-    omitted: int = 0
-    event: dict = field(default_factory=dict)
-    """The log line: canonical fields that are set, `ts` as RFC 3339, then the extra fields."""
-    marks: list[int] = field(default_factory=list)
-    """Numbers (1-based, in Timeline.findings) of the findings this event witnesses."""
-
-
-@dataclass(frozen=True)
-class Span:
-    lane: int
-    kind: str
-    """call, rollback, verify (an op interval) or lease."""
-    start: int
-    end: int | None
-    """Row of the end; None: no end logged (the op or lease is still open when the log ends)."""
-    outcome: str
-    """ok, failed, unknown, open, other; for a lease how it ended: released, renewed, expired, open."""
-    dangling: bool = False
-    """The effect may still land after `end` (or the op never ended): drawn open-ended."""
-    settled: int | None = None
-    """Row of the verify that settles a dangling span; None: never settled."""
-
-
-@dataclass
-class Timeline:
-    task_id: str
-    start_ms: int
-    end_ms: int
-    start_text: str
-    end_text: str
-    events_total: int
-    lanes: list[Lane]
-    rows: list[Row]
-    spans: list[Span]
-    findings: list[dict]
-
-    @property
-    def events_drawn(self) -> int:
-        return sum(row.kind == "event" for row in self.rows)
-
-    def headline(self) -> str:
-        drawn = "" if self.events_drawn == self.events_total else f" ({self.events_drawn} drawn)"
-        return (f"{self.events_total} event(s){drawn} from {self.start_text} to {self.end_text} "
-                f"({duration(self.end_ms - self.start_ms)}), {len(self.findings)} finding(s)")
-
-    def lane_states(self) -> list[list[str | None]]:
-        """Per row and lane what passes through it: `held` (a lease), `flight` (an op between
-        its start and end), `dangling` (an effect that may still land), or None."""
-        rank = {None: 0, "dangling": 1, "flight": 2, "held": 3}
-        states: list[list[str | None]] = [[None] * len(self.lanes) for _ in self.rows]
-
-        def fill(lane: int, first: int, last: int, state: str) -> None:
-            for row in range(first, last):
-                if rank[state] > rank[states[row][lane]]:
-                    states[row][lane] = state
-
-        for span in self.spans:
-            last = len(self.rows)
-            if span.kind == "lease":
-                fill(span.lane, span.start + 1, last if span.end is None else span.end, "held")
-                continue
-            if span.end is not None:
-                fill(span.lane, span.start + 1, span.end, "flight")
-            if span.dangling:
-                since = span.start if span.end is None else span.end
-                fill(span.lane, since + 1, last if span.settled is None else span.settled, "dangling")
-        return states
 
 
 def tasks_to_draw(findings: Iterable[Mapping], limit: int = MAX_TASKS) -> tuple[list[str], int]:
@@ -178,25 +84,6 @@ def describe(event: Mapping) -> str:
     if event.get("error") is not None:
         words.append(f"error={event['error']!r}")
     return " ".join(words)
-
-
-def extras(row: Row) -> dict:
-    """The log line's fields that are not canonical (kept by ingest, shown on demand)."""
-    return row.event.get("extra") or {}
-
-
-def clock(ms: int) -> str:
-    """A time of day in UTC to the millisecond; the header of a timeline gives the date."""
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%H:%M:%S.%f")[:12]
-
-
-def seconds(ms: int) -> str:
-    """An offset from the task's first event, in seconds to the millisecond."""
-    return f"{ms / 1000:.3f}"
-
-
-def evidence(finding: Mapping) -> str:
-    return ", ".join(f"{e['file']}:{e['line']}" for e in finding.get("events") or ()) or "-"
 
 
 # The detectors' stages read the stored events and `events`: CTEs of those names scope them to the tasks drawn.

@@ -14,9 +14,9 @@ import pytest
 import nonatomic.rules.lint as rules_package
 from nonatomic.rules.lint import all_rules
 from nonatomic.rules.lint.catalogue import CATALOGUE, entry_for
-from nonatomic.rules.lint.gates import SyntaxIndex
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
 from nonatomic.rules.lint.semantics.tool_config import constructor_types
+from nonatomic.rules.lint.triggers.gates import SyntaxIndex
 
 
 def test_every_rule_module_is_in_the_catalogue_and_back():
@@ -117,8 +117,8 @@ def test_a_file_a_rule_may_fire_on_loads_only_that_rule(tmp_path):
 
 
 def test_every_retry_construct_of_the_pack_passes_the_retry_gate():
-    from nonatomic.rules.lint.gates import retry_construct
     from nonatomic.rules.lint.semantics.packs import load_pack
+    from nonatomic.rules.lint.triggers.gates import retry_construct
 
     pack = load_pack("retry")
     sources = []
@@ -213,6 +213,6 @@ GATE_CASES = {
     + [(gate, source, False) for gate, (_, no) in GATE_CASES.items() for source in no],
 )
 def test_gates(gate, source, expected):
-    from nonatomic.rules.lint import gates
+    from nonatomic.rules.lint.triggers import gates
 
     assert getattr(gates, gate)(gates.SyntaxIndex(ast.parse(source))) is expected

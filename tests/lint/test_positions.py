@@ -9,8 +9,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from nonatomic.rules.lint import walk
-from nonatomic.rules.lint.positions import Locator
+from nonatomic.rules.lint.tree import walk
+from nonatomic.rules.lint.tree.positions import Locator
 
 TRICKY = {
     "decorated": (

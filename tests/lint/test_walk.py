@@ -8,8 +8,9 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from nonatomic.rules.lint import all_rules, walk
+from nonatomic.rules.lint import all_rules
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
+from nonatomic.rules.lint.tree import walk
 
 PACKAGE = Path(__file__).resolve().parents[2] / "nonatomic"
 

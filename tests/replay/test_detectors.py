@@ -7,14 +7,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nonatomic.config import ConfigError
-from nonatomic.replay.detect import (
-    DEFAULT_SETTINGS,
-    choose,
-    duration,
-    load_settings,
-    run_detectors,
-)
-from nonatomic.replay.database import connect
+from nonatomic.replay.detect import choose, run_detectors
+from nonatomic.replay.ingest.database import connect
+from nonatomic.replay.report.model import duration
+from nonatomic.replay.settings import DEFAULT_SETTINGS, load_settings
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import call, ev
 

@@ -13,10 +13,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from nonatomic.replay.database import connect
 from nonatomic.replay.detect import run_detectors
 from nonatomic.replay.ingest import ingest
-from nonatomic.replay.inputs import discover
+from nonatomic.replay.ingest.database import connect
+from nonatomic.replay.ingest.inputs import discover
 
 T0 = datetime(2024, 5, 1, 8, 0, 0, tzinfo=timezone.utc)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from nonatomic.cli import main
-from nonatomic.replay import render_html
+from nonatomic.replay.report import html as render_html
 
 INCIDENT = Path(__file__).parent / "golden" / "incident.jsonl"
 HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(2)>', "'><svg onload=alert(3)>",

@@ -11,7 +11,7 @@ import pytest
 import zstandard
 
 from nonatomic.replay.api import open_logs
-from nonatomic.replay.inputs import InputError
+from nonatomic.replay.ingest.inputs import InputError
 
 
 def event(i: int, **fields) -> dict:

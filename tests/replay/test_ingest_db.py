@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from nonatomic.replay.api import open_logs
-from nonatomic.replay.database import DatabaseError
+from nonatomic.replay.ingest.database import DatabaseError
 
 
 def line(i: int, task: str = "pay-1") -> str:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from nonatomic.replay import ndjson
 from nonatomic.replay.api import open_logs
+from nonatomic.replay.ingest import ndjson
 
 BASE = {"ts": "2024-05-01T10:00:00Z", "task_id": "refund-8821", "op": "call"}
 LOGS = {

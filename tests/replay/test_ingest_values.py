@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from nonatomic.replay.api import open_logs
-from nonatomic.replay.mapping import MappingError, load_mapping
+from nonatomic.replay.ingest.mapping import MappingError, load_mapping
 
 UTC = timezone.utc
 

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from nonatomic.cli.replay import replay as replay_command
 from nonatomic.replay.api import open_logs
-from nonatomic.replay.mapping import MappingError
-from nonatomic.replay.schema import EVENT_ORDER
+from nonatomic.replay.ingest.mapping import MappingError
+from nonatomic.replay.ingest.schema import EVENT_ORDER
 
 T0 = 1_715_677_200 * 10**9  # 2024-05-14T09:00:00Z in nanoseconds
 SECOND = 10**9

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from nonatomic.replay.api import open_logs
-from nonatomic.replay.detect import DEFAULT_SETTINGS
 from nonatomic.replay.report import render
+from nonatomic.replay.settings import DEFAULT_SETTINGS
 from nonatomic.rules.replay import DETECTORS
 
 pytest.importorskip("sqlglot", reason="the Spark translation needs sqlglot: pip install 'nonatomic[spark]'")
@@ -69,7 +69,7 @@ def _both(spark, paths: list[str], mapping=None) -> tuple[dict, dict]:
         expected = render("json", duck.summary(findings), findings, duck.quarantine_rows())
     loaded = None
     if mapping is not None:
-        from nonatomic.replay.mapping import load_mapping
+        from nonatomic.replay.ingest.mapping import load_mapping
 
         loaded = load_mapping(mapping)
     with SparkReplay(spark, ingest(spark, paths, loaded)) as on_spark:

@@ -15,8 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from nonatomic.cli import main
-from nonatomic.replay import render_md, render_text
 from nonatomic.replay.api import open_logs
+from nonatomic.replay.report import markdown as render_md
+from nonatomic.replay.report import text as render_text
 from nonatomic.replay.timeline import build_timelines, tasks_to_draw
 
 GOLDEN = Path(__file__).parent / "golden"

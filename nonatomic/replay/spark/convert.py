@@ -1,6 +1,6 @@
 """Source values to typed event columns and quarantine reasons, as Spark column expressions.
 
-The rules are those of `nonatomic.replay.convert` (DuckDB), field by field;
+The rules are those of `nonatomic.replay.ingest.convert` (DuckDB), field by field;
 tests/replay/test_spark.py checks that both engines give the same events and
 the same quarantine on the same lines.  Where Spark's own parsing is more
 lenient than DuckDB's, a pattern narrows it first: Spark reads '2024' as a
@@ -15,9 +15,9 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from nonatomic.replay.convert import SHOWN_CHARS, EPOCH_LIMIT, EPOCH_MS_FROM
-from nonatomic.replay.fields import FIELDS, INT, NARROW_INT, REQUIRED, TEXT, TIME
-from nonatomic.replay.mapping import Mapping
+from nonatomic.replay.ingest.convert import EPOCH_LIMIT, EPOCH_MS_FROM, SHOWN_CHARS
+from nonatomic.replay.ingest.fields import FIELDS, INT, NARROW_INT, REQUIRED, TEXT, TIME
+from nonatomic.replay.ingest.mapping import Mapping
 
 _NUMBER = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
 _DATE = r"^\s*[+-]?[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}([T ]|\s*$)"

@@ -16,10 +16,11 @@ from pyspark import StorageLevel
 from pyspark.sql import functions as F
 
 from nonatomic.replay.api import keep
-from nonatomic.replay.detect import DEFAULT_SETTINGS, choose, shape_findings, validate_settings, witness_ids
+from nonatomic.replay.detect import choose, shape_findings, witness_ids
 from nonatomic.replay.ingest import IngestResult
-from nonatomic.replay.spark.translate import translate
+from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
 from nonatomic.replay.spark.translate import stages as stages_of
+from nonatomic.replay.spark.translate import translate
 
 _TS_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
 """DuckDB's '%Y-%m-%dT%H:%M:%S.%gZ' (the session time zone is UTC)."""

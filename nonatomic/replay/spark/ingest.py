@@ -30,13 +30,12 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from nonatomic.replay import ledger
-from nonatomic.replay.fields import FIELDS
-from nonatomic.replay.ingest import IngestResult
-from nonatomic.replay.inputs import InputError, discover
-from nonatomic.replay.mapping import Mapping
+from nonatomic.replay.ingest import IngestResult, ledger
+from nonatomic.replay.ingest.fields import FIELDS
+from nonatomic.replay.ingest.inputs import InputError, discover
+from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.records import RAW_KEPT, missing_reason
 from nonatomic.replay.spark.convert import problem, reason, typed
-from nonatomic.replay.stage import RAW_KEPT, missing_reason
 from nonatomic.rules.replay.views import EVENT_ROWS
 
 FORMATS = ("jsonl", "parquet")

@@ -22,7 +22,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
 from nonatomic.replay.detect import stages_for
-from nonatomic.replay.schema import EVENT_ORDER
+from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.replay.views import Stage, events_stage
 

@@ -16,7 +16,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from nonatomic.rules.lint.catalogue import entry_for
-from nonatomic.rules.lint.walk import Metadata
+from nonatomic.rules.lint.tree.walk import Metadata
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from nonatomic.rules.lint import gates, prefilters
-from nonatomic.rules.lint.gates import Gate
-from nonatomic.rules.lint.prefilters import Prefilter
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
 from nonatomic.rules.lint.semantics.tool_config import constructor_types, normal_key, tool_pack
+from nonatomic.rules.lint.triggers import gates, prefilters
+from nonatomic.rules.lint.triggers.gates import Gate
+from nonatomic.rules.lint.triggers.prefilters import Prefilter
 
 Options = dict[str, Any]
 

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import RetryScope
@@ -19,6 +18,7 @@ from nonatomic.rules.lint.semantics.retryable import (
     retries_on,
 )
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
+from nonatomic.rules.lint.tree import walk
 
 _ADVICE = "retry only transient failures (timeouts, connection errors, 408/425/429, 5xx)"
 

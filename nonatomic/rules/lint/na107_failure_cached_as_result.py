@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.gates import CACHE_WORDS, RESULT_WORDS, STORES
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.calls import positional
 from nonatomic.rules.lint.semantics.loops import names_in
 from nonatomic.rules.lint.semantics.names import words
+from nonatomic.rules.lint.tree import walk
+from nonatomic.rules.lint.triggers.gates import CACHE_WORDS, RESULT_WORDS, STORES
 
 # Result words (`RESULT_WORDS`) name a cache only when it outlives the call (an attribute
 # or a module global): a local or a parameter `results` collects this call's per-item outcomes.

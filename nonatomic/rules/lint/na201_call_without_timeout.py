@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
 from nonatomic.rules.lint.semantics.timeouts import load_specs
+from nonatomic.rules.lint.tree import walk
 
 DEFAULT_FIX_TIMEOUT = 30
 _SESSION = "aiohttp.ClientSession"

@@ -4,11 +4,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 from nonatomic.rules.lint.semantics.pending import catches_timeout, handles_tasks, is_passive
+from nonatomic.rules.lint.tree import walk
 
 # wait() functions returning (done, pending); where their timeout may be passed positionally.
 _WAITS = {

@@ -30,7 +30,7 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-SEVERITIES = ("error", "warning", "info")
+from nonatomic.rules.severity import SEVERITIES
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.tree import walk
 
 # Calls that may use the attempt counter without making the loop iterate over work.
 _COUNTER_USES = {

@@ -25,7 +25,6 @@ from typing import Any
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.loops import calls_in, names_in
@@ -33,6 +32,7 @@ from nonatomic.rules.lint.semantics.model import CallSite, ModuleModel, Retried,
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
+from nonatomic.rules.lint.tree import walk
 
 NONE, FIXED, VARIES = "none", "fixed", "varies"
 LIMITED, NEVER = "limited", "never"

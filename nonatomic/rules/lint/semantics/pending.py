@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
+from nonatomic.rules.lint.tree import walk
 
 # Calls that only look at what they are given.
 _INSPECTING = frozenset(

@@ -17,10 +17,10 @@ from typing import Any
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.tree import walk
 
 # Library predicates that name exception types (`retry_if_exception_type(A, B)`).
 _TYPE_PREDICATES = {"retry_if_exception_type": ("Exception",)}

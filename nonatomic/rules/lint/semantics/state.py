@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
-from nonatomic.rules.lint.gates import CONTAINERS, MUTATING_METHODS
 from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.tree import walk
+from nonatomic.rules.lint.triggers.gates import CONTAINERS, MUTATING_METHODS
 
 # Constructor (as `CalleeProvider` resolves it; bare when not imported) -> shown kind.
 _CONSTRUCTORS = {

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from nonatomic.rules.lint.gates import SyntaxIndex, last_name
 from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.triggers.gates import SyntaxIndex, last_name
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from fnmatch import fnmatchcase
 
 import libcst as cst
 
-from nonatomic.rules.lint import walk
 from nonatomic.rules.lint.semantics.loops import calls_in
 from nonatomic.rules.lint.semantics.model import CallSite, FunctionFacts, ModuleModel, Retried
+from nonatomic.rules.lint.tree import walk
 
 # Resolved callees whose value differs on every call.
 VOLATILE_CALLS = (

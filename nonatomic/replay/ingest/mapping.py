@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from nonatomic.replay.fields import FIELDS, TEXT, default_sources
+from nonatomic.replay.ingest.fields import FIELDS, TEXT, default_sources
 
 
 class MappingError(Exception):

@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from nonatomic.replay.convert import Source
-from nonatomic.replay.fields import FIELDS
-from nonatomic.replay.inputs import LogFile
-from nonatomic.replay.mapping import Mapping
-from nonatomic.replay.params import Params
+from nonatomic.replay.ingest.convert import Source
+from nonatomic.replay.ingest.fields import FIELDS
+from nonatomic.replay.ingest.inputs import LogFile
+from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.params import Params
 
 REJECTS = "nonatomic_rejects"
 REJECT_SCANS = "nonatomic_reject_scans"

@@ -1,7 +1,7 @@
 """Ingest log files into the events and quarantine tables, accounting for every line.
 
 Per file, in one transaction: number the records (staging them in file
-order unless the reader numbers them, stage.py), then copy good ones to
+order unless the reader numbers them, records.py), then copy good ones to
 `events`, bad ones and the lines the reader rejected to `quarantine`, and
 note the file in the ledger.  Each file's
 `lines` (non-blank records read) is counted independently of the two tables,
@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from nonatomic.replay import ledger, ndjson, otlp
-from nonatomic.replay.database import transaction, unordered
-from nonatomic.replay.fields import FIELDS
-from nonatomic.replay.inputs import InputError, LogFile
-from nonatomic.replay.mapping import Mapping
-from nonatomic.replay.params import Params
-from nonatomic.replay.readers import REJECT_SCANS, REJECTS, reader_for
-from nonatomic.replay.schema import EVENT_ROWS
-from nonatomic.replay.stage import RAW_KEPT, STAGE, records_sql, stage_sql
+from nonatomic.replay.ingest import ledger, ndjson, otlp
+from nonatomic.replay.ingest.database import transaction, unordered
+from nonatomic.replay.ingest.fields import FIELDS
+from nonatomic.replay.ingest.inputs import InputError, LogFile
+from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.params import Params
+from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, reader_for
+from nonatomic.replay.ingest.records import RAW_KEPT, STAGE, records_sql, stage_sql
+from nonatomic.replay.ingest.schema import EVENT_ROWS
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 

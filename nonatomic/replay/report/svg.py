@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from html import escape
 
-from nonatomic.replay.timeline import Row, Timeline, clock, extras, seconds
+from nonatomic.replay.report.model import Row, Timeline, clock, extras, seconds
 
 LABEL_WIDTH = 190
 LABEL_CHARS = 27

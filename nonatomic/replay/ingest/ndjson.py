@@ -32,13 +32,13 @@ import re
 
 import duckdb
 
-from nonatomic.replay.convert import Source
-from nonatomic.replay.fields import FIELDS
-from nonatomic.replay.inputs import LogFile
-from nonatomic.replay.mapping import Mapping
-from nonatomic.replay.params import Params
-from nonatomic.replay.readers import REJECT_SCANS, REJECTS, Reader, jsonl_lines
-from nonatomic.replay.stage import RAW_KEPT, STAGE, stage_sql
+from nonatomic.replay.ingest.convert import Source
+from nonatomic.replay.ingest.fields import FIELDS
+from nonatomic.replay.ingest.inputs import LogFile
+from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.params import Params
+from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, Reader, jsonl_lines
+from nonatomic.replay.ingest.records import RAW_KEPT, STAGE, stage_sql
 
 _LINES = "nonatomic_lines"
 _JSON_READER_OBJECT_LIMIT = 16 << 20

@@ -1,7 +1,7 @@
 """Self-contained HTML pages: the replay report and the timeline page.
 
 One file each, no network: the stylesheet and script are inline and admitted
-by hash (html_assets), the charts are inline SVG (render_svg).  Every value
+by hash (assets), the charts are inline SVG (svg).  Every value
 from a log goes through `html.escape` (attributes too); ids and links are
 built from counters, never from log values.  The report's findings table
 sorts and filters with a few lines of plain JavaScript; everything else
@@ -16,10 +16,10 @@ from collections import Counter
 from collections.abc import Mapping
 
 from nonatomic import __version__
-from nonatomic.replay.html_assets import CSS, SCRIPT, content_security_policy
-from nonatomic.replay.render_svg import e, svg
-from nonatomic.replay.report import SEVERITIES, TEXT_QUARANTINE_SHOWN
-from nonatomic.replay.timeline import Row, Timeline, build_timelines, clock, extras, seconds, tasks_to_draw
+from nonatomic.replay.report.assets import CSS, SCRIPT, content_security_policy
+from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, extras, seconds
+from nonatomic.replay.report.svg import e, svg
+from nonatomic.rules.severity import SEVERITIES
 
 TABLE_ROWS = 2000
 """Findings listed in the report's table; `--format json` lists them all."""
@@ -31,16 +31,9 @@ _EVENT_FIELDS = ("step", "attempt", "op", "phase", "status", "code", "tool", "ta
                  "owner", "ttl_ms", "error", "seq")
 
 
-def report(con, summary: Mapping, findings: list[dict], quarantine: list[dict],
-           settings: Mapping[str, object] | None = None) -> str:
+def report(summary: Mapping, findings: list[dict], quarantine: list[dict], timelines: list[Timeline],
+           omitted_tasks: int) -> str:
     """The replay report: summary, findings table and the timelines of the most severe tasks."""
-    tasks, omitted = tasks_to_draw(findings, REPORT_TASKS)
-    timelines = build_timelines(con, tasks, findings, settings=settings, max_events=REPORT_EVENTS)
-    return report_page(summary, findings, quarantine, timelines, omitted)
-
-
-def report_page(summary: Mapping, findings: list[dict], quarantine: list[dict], timelines: list[Timeline],
-                omitted_tasks: int) -> str:
     drawn = {t.task_id: f"t{k}" for k, t in enumerate(timelines, 1)}
     body = ["<h1>nonatomic replay</h1>", _summary(summary, findings), _findings_table(findings, drawn, timelines)]
     if quarantine:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nonatomic.replay.spans import Span
+from nonatomic.replay.ingest.spans import Span
 from nonatomic.rules.lint.semantics.packs import load_pack
 
 ERROR_SHOWN = 300

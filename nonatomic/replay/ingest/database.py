@@ -8,8 +8,8 @@ from contextlib import contextmanager
 
 import duckdb
 
-from nonatomic.replay.ledger import LEDGER_DDL
-from nonatomic.replay.schema import EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL, TRACE_SPANS_DDL
+from nonatomic.replay.ingest.ledger import LEDGER_DDL
+from nonatomic.replay.ingest.schema import EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL, TRACE_SPANS_DDL
 
 
 class DatabaseError(Exception):

@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
 
-from nonatomic.rules.lint import walk
+from nonatomic.rules.lint.tree import walk
 
 # Compound statements whose CPython node starts where libcst's syntactic position does
 # (at the keyword, after any decorators): a node in their header is placed by

@@ -9,11 +9,11 @@ its record number.
 
 from __future__ import annotations
 
-from nonatomic.replay.convert import Source, column, problem
-from nonatomic.replay.fields import FIELDS
-from nonatomic.replay.mapping import Mapping
-from nonatomic.replay.params import Params
-from nonatomic.replay.readers import Reader
+from nonatomic.replay.ingest.convert import Source, column, problem
+from nonatomic.replay.ingest.fields import FIELDS
+from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.params import Params
+from nonatomic.replay.ingest.readers import Reader
 
 STAGE = "nonatomic_stage"
 RAW_KEPT = 1000

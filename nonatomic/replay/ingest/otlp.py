@@ -42,18 +42,18 @@ from datetime import datetime, timedelta, timezone
 
 import duckdb
 
-from nonatomic.replay import ledger, spans
-from nonatomic.replay.conventions import ToolCall, lookup, pack, read_call
-from nonatomic.replay.convert import Source
-from nonatomic.replay.database import transaction
-from nonatomic.replay.fields import FIELDS
-from nonatomic.replay.inputs import InputError, LogFile
-from nonatomic.replay.mapping import Mapping, MappingError
-from nonatomic.replay.params import Params
-from nonatomic.replay.readers import REJECT_SCANS, REJECTS, Reader, jsonl_lines
-from nonatomic.replay.schema import EVENT_ROWS
-from nonatomic.replay.spans import Bad, Span
-from nonatomic.replay.stage import RAW_KEPT, STAGE, stage_sql
+from nonatomic.replay.ingest import ledger, spans
+from nonatomic.replay.ingest.conventions import ToolCall, lookup, pack, read_call
+from nonatomic.replay.ingest.convert import Source
+from nonatomic.replay.ingest.database import transaction
+from nonatomic.replay.ingest.fields import FIELDS
+from nonatomic.replay.ingest.inputs import InputError, LogFile
+from nonatomic.replay.ingest.mapping import Mapping, MappingError
+from nonatomic.replay.ingest.params import Params
+from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, Reader, jsonl_lines
+from nonatomic.replay.ingest.records import RAW_KEPT, STAGE, stage_sql
+from nonatomic.replay.ingest.schema import EVENT_ROWS
+from nonatomic.replay.ingest.spans import Bad, Span
 
 RECORDS = "nonatomic_otlp_records"
 OVERRIDABLE = ("task_id", "step", "attempt", "op", "tool", "target", "idempotency_key", "owner", "code", "error")

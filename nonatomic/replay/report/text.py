@@ -16,7 +16,7 @@ import re
 
 import click
 
-from nonatomic.replay.timeline import Row, Timeline, clock, evidence, extras, seconds
+from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds, when
 
 _GLYPHS = {"task_start": "▶", "task_end": "■", "start": "┌", "acquire": "┏", "release": "┗", "expiry": "╧"}
 _ENDS = {"ok": "└", "failed": "✗", "unknown": "?"}
@@ -97,3 +97,29 @@ def _extras(row: Row) -> str:
     text = clean(" ".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in extras(row).items()))
     return text if len(text) <= EXTRAS_WIDTH else text[: EXTRAS_WIDTH - 1] + "…"
 
+
+def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
+    out = []
+    for f in findings:
+        out.append(f"{_where(f)}: {f['code']} {f['name']} [{f['severity']}] "
+                   f"task {f['task_id']} step {f.get('step', '-')} at {when(f.get('ts'))}: {f['message']}")
+        for event in (f.get("events") or [])[1:]:
+            out.append(f"    also {event['file']}:{event['line']}")
+    if quarantine:
+        out.append(f"Quarantined {len(quarantine)} line(s):")
+        out.extend(f"  {q['file']}:{q['line']}: {q['reason']}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
+        if len(quarantine) > TEXT_QUARANTINE_SHOWN:
+            out.append(f"  ... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (--format json lists all)")
+    out.append(_counts_line(summary))
+    return "\n".join(out) + "\n"
+
+
+def _where(finding: dict) -> str:
+    events = finding.get("events") or []
+    return f"{events[0]['file']}:{events[0]['line']}" if events else "-"
+
+
+def _counts_line(summary: dict) -> str:
+    return (f"{summary['files']} file(s), {summary['lines']} line(s) = {summary['events']} event(s) "
+            f"+ {summary['quarantined']} quarantined; {summary['tasks']} task(s); "
+            f"{summary['findings']} finding(s)")

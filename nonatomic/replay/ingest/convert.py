@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nonatomic.replay.fields import FIELDS, INT, NARROW_INT, REQUIRED, TIME
-from nonatomic.replay.params import Params
+from nonatomic.replay.ingest.fields import FIELDS, INT, NARROW_INT, REQUIRED, TIME
+from nonatomic.replay.ingest.params import Params
 
 EPOCH_MS_FROM = 1e11
 """Epoch numbers at or above this magnitude are milliseconds (1e11 s is the year 5138)."""

@@ -19,8 +19,8 @@ import hashlib
 import os
 from dataclasses import dataclass
 
-from nonatomic.replay.inputs import LogFile
-from nonatomic.replay.schema import EVENT_ROWS
+from nonatomic.replay.ingest.inputs import LogFile
+from nonatomic.replay.ingest.schema import EVENT_ROWS
 
 LEDGER_DDL = """
 CREATE TABLE IF NOT EXISTS ingested_files (

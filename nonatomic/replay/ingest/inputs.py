@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from nonatomic.replay.spans import looks_like_traces
+from nonatomic.replay.ingest.spans import looks_like_traces
 
 FORMATS = ("jsonl", "csv", "parquet", "otlp")
 

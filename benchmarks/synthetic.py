@@ -1,4 +1,4 @@
-"""A deterministic generator of realistic guard logs, for benchmarks and tests.
+"""A deterministic generator of realistic guard logs, for the benchmarks.
 
 Written in DuckDB SQL so that ten million events take seconds.  Each task is
 20 events: `task_start`, six steps of (call, verify, retried call), and

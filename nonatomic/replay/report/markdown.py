@@ -15,8 +15,9 @@ a message, start a statement or smuggle in HTML.
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 
-from nonatomic.replay.timeline import Row, Timeline, clock, evidence, extras, seconds
+from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds, when
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 _MERMAID_PLAIN = frozenset(" _.,/=+()'-→⚠…")
@@ -109,3 +110,29 @@ def _activations(t: Timeline) -> tuple[dict[int, list[int]], dict[int, list[int]
         if stop is not None:
             closes.setdefault(stop, []).append(span.lane)
     return opens, closes
+
+
+def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
+    out = ["# nonatomic replay", "", "| " + " | ".join(summary) + " |",
+           "|" + "---|" * len(summary), "| " + " | ".join(str(v) for v in summary.values()) + " |", ""]
+    out += ["## Findings", ""]
+    if findings:
+        out += ["| code | name | severity | task | step | ts | evidence | message |",
+                "|---|---|---|---|---|---|---|---|"]
+        out += ["| " + " | ".join(_cell(v) for v in (
+            f["code"], f["name"], f["severity"], f["task_id"], f.get("step", ""), when(f.get("ts")),
+            ", ".join(f"{e['file']}:{e['line']}" for e in f.get("events") or []), f["message"])) + " |"
+            for f in findings]
+    else:
+        out.append("No findings.")
+    if quarantine:
+        out += ["", "## Quarantine", "", "| file | line | reason |", "|---|---|---|"]
+        out += [f"| {_cell(q['file'])} | {q['line']} | {_cell(q['reason'])} |"
+                for q in quarantine[:TEXT_QUARANTINE_SHOWN]]
+        if len(quarantine) > TEXT_QUARANTINE_SHOWN:
+            out += ["", f"... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (`--format json` lists all)."]
+    return "\n".join(out) + "\n"
+def _cell(value: object) -> str:
+    # Log values end up here: keep them from closing the cell or the table row.
+    text = when(value) if isinstance(value, (datetime, date)) else str(value)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")

@@ -1,0 +1,143 @@
+"""What the renderers draw: a task's timeline (lanes, rows, spans) and the values they share.
+
+`nonatomic.replay.timeline` builds timelines from the database; the renderers
+(text, markdown, html, svg) only read them, so none of them touches DuckDB.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+
+TEXT_QUARANTINE_SHOWN = 20
+"""Quarantined lines listed in text/Markdown/HTML; JSON lists them all."""
+
+OUTCOME = {"ok": "ok", "completed": "ok", "timeout": "unknown", "unknown": "unknown",
+           "error": "failed", "failed": "failed", "cancelled": "failed"}
+"""A status as the outcome classes of views.OPS (anything else is `other`)."""
+
+
+@dataclass(frozen=True)
+class Lane:
+    key: str
+    """Short name for narrow columns: T (the task), a step number, L1, L2 ... (locks)."""
+    label: str
+
+
+@dataclass
+class Row:
+    kind: str
+    """`event` (a log line), `expiry` (a lease ran out: no log line) or `gap` (events left out)."""
+    lane: int | None
+    """Index into Timeline.lanes; None for a gap, which spans every lane."""
+    ts_ms: int
+    text: str
+    role: str = "instant"
+    """How the event is drawn: task_start, task_end, start, end, instant, acquire, release, expiry, gap."""
+    outcome: str = "other"
+    pos: int | None = None
+    """The event's position in its task (1-based, the engine's event order); a gap's first left-out one."""
+    omitted: int = 0
+    event: dict = field(default_factory=dict)
+    """The log line: canonical fields that are set, `ts` as RFC 3339, then the extra fields."""
+    marks: list[int] = field(default_factory=list)
+    """Numbers (1-based, in Timeline.findings) of the findings this event witnesses."""
+
+
+@dataclass(frozen=True)
+class Span:
+    lane: int
+    kind: str
+    """call, rollback, verify (an op interval) or lease."""
+    start: int
+    end: int | None
+    """Row of the end; None: no end logged (the op or lease is still open when the log ends)."""
+    outcome: str
+    """ok, failed, unknown, open, other; for a lease how it ended: released, renewed, expired, open."""
+    dangling: bool = False
+    """The effect may still land after `end` (or the op never ended): drawn open-ended."""
+    settled: int | None = None
+    """Row of the verify that settles a dangling span; None: never settled."""
+
+
+@dataclass
+class Timeline:
+    task_id: str
+    start_ms: int
+    end_ms: int
+    start_text: str
+    end_text: str
+    events_total: int
+    lanes: list[Lane]
+    rows: list[Row]
+    spans: list[Span]
+    findings: list[dict]
+
+    @property
+    def events_drawn(self) -> int:
+        return sum(row.kind == "event" for row in self.rows)
+
+    def headline(self) -> str:
+        drawn = "" if self.events_drawn == self.events_total else f" ({self.events_drawn} drawn)"
+        return (f"{self.events_total} event(s){drawn} from {self.start_text} to {self.end_text} "
+                f"({duration(self.end_ms - self.start_ms)}), {len(self.findings)} finding(s)")
+
+    def lane_states(self) -> list[list[str | None]]:
+        """Per row and lane what passes through it: `held` (a lease), `flight` (an op between
+        its start and end), `dangling` (an effect that may still land), or None."""
+        rank = {None: 0, "dangling": 1, "flight": 2, "held": 3}
+        states: list[list[str | None]] = [[None] * len(self.lanes) for _ in self.rows]
+
+        def fill(lane: int, first: int, last: int, state: str) -> None:
+            for row in range(first, last):
+                if rank[state] > rank[states[row][lane]]:
+                    states[row][lane] = state
+
+        for span in self.spans:
+            last = len(self.rows)
+            if span.kind == "lease":
+                fill(span.lane, span.start + 1, last if span.end is None else span.end, "held")
+                continue
+            if span.end is not None:
+                fill(span.lane, span.start + 1, span.end, "flight")
+            if span.dangling:
+                since = span.start if span.end is None else span.end
+                fill(span.lane, since + 1, last if span.settled is None else span.settled, "dangling")
+        return states
+
+
+def extras(row: Row) -> dict:
+    """The log line's fields that are not canonical (kept by ingest, shown on demand)."""
+    return row.event.get("extra") or {}
+
+
+def clock(ms: int) -> str:
+    """A time of day in UTC to the millisecond; the header of a timeline gives the date."""
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%H:%M:%S.%f")[:12]
+
+
+def seconds(ms: int) -> str:
+    """An offset from the task's first event, in seconds to the millisecond."""
+    return f"{ms / 1000:.3f}"
+
+
+def when(value: object) -> str:
+    """A time as RFC 3339 text, `-` when there is none."""
+    return value.isoformat() if isinstance(value, (datetime, date)) else str(value or "-")
+
+
+def evidence(finding: Mapping) -> str:
+    return ", ".join(f"{e['file']}:{e['line']}" for e in finding.get("events") or ()) or "-"
+
+
+def duration(ms: float) -> str:
+    """Milliseconds for a reader: '40 ms', '0.9 s', '2.5 min', '1.2 h'."""
+    ms = float(ms)
+    if abs(ms) < 100:
+        return f"{ms:.0f} ms"
+    if abs(ms) < 60_000:
+        return f"{ms / 1000:.1f} s"
+    if abs(ms) < 3_600_000:
+        return f"{ms / 60_000:.1f} min"
+    return f"{ms / 3_600_000:.1f} h"

@@ -1,0 +1,2 @@
+"""The libcst tree as the rules read it: one batched walk (`walk`) and positions generated
+only around a finding (`positions`)."""
