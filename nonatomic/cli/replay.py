@@ -79,12 +79,17 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
         findings = session.detect(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
         summary = session.summary(findings)
         quarantine = session.quarantine_rows()
+        warnings = session.warnings()
         timelines, omitted = session.timelines(findings, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
             if fmt == "html" else ([], 0)
-        report = render(fmt, summary, findings, quarantine, timelines, omitted)
+        report = render(fmt, summary, findings, quarantine, timelines, omitted, warnings)
     write(report, output)
-    if strict and summary["quarantined"]:
-        click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
+    for warning in warnings:
+        click.echo(f"nonatomic: warning: {warning['file'] + ': ' if warning['file'] else ''}{warning['message']}",
+                   err=True)
+    if strict and (summary["quarantined"] or any(w["file"] for w in warnings)):
+        click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined, "
+                   f"{sum(1 for w in warnings if w['file'])} file(s) with nothing to replay", err=True)
         sys.exit(2)
     sys.exit(1 if any(_RANK.get(f["severity"], 0) >= _FAIL_ON[fail_on] for f in findings) else 0)
 

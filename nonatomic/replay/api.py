@@ -19,6 +19,7 @@ from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
 from nonatomic.replay.ingest.mapping import Mapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
+from nonatomic.replay.notices import notices
 from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
 
@@ -26,10 +27,12 @@ from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, ta
 class Replay:
     """Logs ingested into DuckDB (`.con`), with the detectors one call away."""
 
-    def __init__(self, con, ingested: IngestResult, settings: dict | None = None) -> None:
+    def __init__(self, con, ingested: IngestResult, settings: dict | None = None,
+                 mapping: Mapping | None = None) -> None:
         self.con = con
         self.ingested = ingested
         self.settings = settings
+        self.mapping = mapping
 
     def events(self, task_id: str | None = None) -> pd.DataFrame:
         """Events in task order (time, then seq, attempt and file position)."""
@@ -56,6 +59,10 @@ class Replay:
 
     def quarantine_rows(self) -> list[dict]:
         return quarantine_rows(self.con)
+
+    def warnings(self) -> list[dict]:
+        """What the input hid from the detectors, with the likely cause (notices.py)."""
+        return notices(self.con, self.mapping)
 
     def timelines(self, findings: list[dict], tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
                   max_events: int = MAX_EVENTS) -> tuple[list[Timeline], int]:
@@ -124,7 +131,7 @@ def open_logs(
     except BaseException:
         con.close()
         raise
-    return Replay(con, ingested, settings)
+    return Replay(con, ingested, settings, mapping)
 
 
 def summarize(con, findings: list[dict]) -> dict:
@@ -132,8 +139,23 @@ def summarize(con, findings: list[dict]) -> dict:
     files, lines = con.execute("SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files").fetchone()
     events, tasks = con.execute("SELECT count(*), count(DISTINCT task_id) FROM event_rows").fetchone()
     quarantined = con.execute("SELECT count(*) FROM quarantine").fetchone()[0]
-    return {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
-            "tasks": tasks, "findings": len(findings)}
+    summary = {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
+               "tasks": tasks, "findings": len(findings)}
+    spans = span_counts(con)
+    if spans is not None:
+        summary["spans"] = spans
+    return summary
+
+
+def span_counts(con) -> dict | None:
+    """Spans read from trace files (None when none was read): tool spans by convention, the ignored by kind."""
+    rows = con.execute("SELECT tool, kind, sum(spans) FROM trace_spans GROUP BY ALL ORDER BY 3 DESC, 2").fetchall()
+    if not rows:
+        return None
+    tool = {kind: int(n) for is_tool, kind, n in rows if is_tool}
+    ignored = {kind: int(n) for is_tool, kind, n in rows if not is_tool}
+    return {"read": sum(tool.values()) + sum(ignored.values()), "tool": sum(tool.values()),
+            "ignored": sum(ignored.values()), "tool_by_convention": tool, "ignored_by_kind": ignored}
 
 
 def quarantine_rows(con) -> list[dict]:

@@ -141,13 +141,16 @@ def _evidence(con, ids: set[int]) -> dict[int, dict]:
         return {}
     rows = con.execute(
         """
-        SELECT event_id, file, line, strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ')
+        SELECT event_id, file, line, strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ'),
+               json_extract_string(extra, '$.trace_id'), json_extract_string(extra, '$.span_id')
         FROM events
         WHERE event_id IN (SELECT UNNEST($ids))
         """,
         {"ids": sorted(ids)},
     ).fetchall()
-    return {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3]} for r in rows}
+    # Events read from traces also cite their trace and span: the spans of one line are told apart by id.
+    return {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3],
+                   **({"trace_id": r[4], "span_id": r[5]} if r[5] is not None else {})} for r in rows}
 
 
 def _finding(detector: Detector, row: dict, evidence: dict[int, dict], levels: NameLevels) -> dict:

@@ -2,7 +2,7 @@
 markdown, html) fed with built findings, quarantine and timelines, never a connection.
 
 JSON follows the contract exactly: `{"summary": {...}, "findings": [...],
-"quarantine": [...]}`.  Text and Markdown cite evidence as `file:line` so a
+"quarantine": [...], "warnings": [...]}` (the human formats leave warnings to stderr).  Text and Markdown cite evidence as `file:line` so a
 reader can open the log line.
 """
 
@@ -15,8 +15,10 @@ from nonatomic.replay.report.model import Timeline
 
 
 def render(fmt: str, summary: dict, findings: list[dict], quarantine: list[dict],
-           timelines: Sequence[Timeline] = (), omitted_tasks: int = 0) -> str:
+           timelines: Sequence[Timeline] = (), omitted_tasks: int = 0, warnings: Sequence[dict] = ()) -> str:
     """The report in `fmt`; `html` also draws `timelines` (and notes `omitted_tasks` not drawn)."""
     if fmt == "html":
         return html.report(summary, findings, quarantine, list(timelines), omitted_tasks)
-    return {"json": json_format.report, "text": text.report, "md": markdown.report}[fmt](summary, findings, quarantine)
+    if fmt == "json":
+        return json_format.report(summary, findings, quarantine, list(warnings))
+    return {"text": text.report, "md": markdown.report}[fmt](summary, findings, quarantine)

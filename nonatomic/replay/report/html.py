@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from nonatomic import __version__
 from nonatomic.replay.report.assets import CSS, SCRIPT, content_security_policy
-from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, extras, seconds
+from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, extras, seconds, spans_line
 from nonatomic.replay.report.svg import e, svg
 from nonatomic.rules.severity import SEVERITIES
 
@@ -60,7 +60,7 @@ def _page(title: str, body: list[str], with_script: bool) -> str:
 def _summary(summary: Mapping, findings: list[dict]) -> str:
     by_severity = Counter(f["severity"] for f in findings)
     cells = [*summary.items(), *((s, by_severity[s]) for s in SEVERITIES)]
-    items = "".join(f"<div><dt>{e(k)}</dt><dd>{e(v)}</dd></div>" for k, v in cells)
+    items = "".join(f"<div><dt>{e(k)}</dt><dd>{e(spans_line(v) if k == 'spans' else v)}</dd></div>" for k, v in cells)
     return (f'<p class="meta">nonatomic {e(__version__)}: lines read = events + quarantined '
             f'({e(summary["lines"])} = {e(summary["events"])} + {e(summary["quarantined"])})</p>'
             f'<dl class="summary">{items}</dl>')

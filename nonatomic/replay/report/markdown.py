@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
-from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds, when
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds,
+                                           spans_line, when)
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 _MERMAID_PLAIN = frozenset(" _.,/=+()'-→⚠…")
@@ -114,14 +115,15 @@ def _activations(t: Timeline) -> tuple[dict[int, list[int]], dict[int, list[int]
 
 def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
     out = ["# nonatomic replay", "", "| " + " | ".join(summary) + " |",
-           "|" + "---|" * len(summary), "| " + " | ".join(str(v) for v in summary.values()) + " |", ""]
+           "|" + "---|" * len(summary),
+           "| " + " | ".join(spans_line(v) if k == "spans" else str(v) for k, v in summary.items()) + " |", ""]
     out += ["## Findings", ""]
     if findings:
         out += ["| code | name | severity | task | step | ts | evidence | message |",
                 "|---|---|---|---|---|---|---|---|"]
         out += ["| " + " | ".join(_cell(v) for v in (
             f["code"], f["name"], f["severity"], f["task_id"], f.get("step", ""), when(f.get("ts")),
-            ", ".join(f"{e['file']}:{e['line']}" for e in f.get("events") or []), f["message"])) + " |"
+            evidence(f) if f.get("events") else "", f["message"])) + " |"
             for f in findings]
     else:
         out.append("No findings.")

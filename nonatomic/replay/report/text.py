@@ -16,7 +16,8 @@ import re
 
 import click
 
-from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds, when
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, Row, Timeline, cite, clock, evidence, extras, seconds,
+                                           spans_line, when)
 
 _GLYPHS = {"task_start": "▶", "task_end": "■", "start": "┌", "acquire": "┏", "release": "┗", "expiry": "╧"}
 _ENDS = {"ok": "└", "failed": "✗", "unknown": "?"}
@@ -104,7 +105,7 @@ def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
         out.append(f"{_where(f)}: {f['code']} {f['name']} [{f['severity']}] "
                    f"task {f['task_id']} step {f.get('step', '-')} at {when(f.get('ts'))}: {f['message']}")
         for event in (f.get("events") or [])[1:]:
-            out.append(f"    also {event['file']}:{event['line']}")
+            out.append(f"    also {cite(event)}")
     if quarantine:
         out.append(f"Quarantined {len(quarantine)} line(s):")
         out.extend(f"  {q['file']}:{q['line']}: {q['reason']}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
@@ -116,10 +117,11 @@ def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
 
 def _where(finding: dict) -> str:
     events = finding.get("events") or []
-    return f"{events[0]['file']}:{events[0]['line']}" if events else "-"
+    return cite(events[0]) if events else "-"
 
 
 def _counts_line(summary: dict) -> str:
-    return (f"{summary['files']} file(s), {summary['lines']} line(s) = {summary['events']} event(s) "
-            f"+ {summary['quarantined']} quarantined; {summary['tasks']} task(s); "
-            f"{summary['findings']} finding(s)")
+    counts = (f"{summary['files']} file(s), {summary['lines']} line(s) = {summary['events']} event(s) "
+              f"+ {summary['quarantined']} quarantined; {summary['tasks']} task(s); "
+              f"{summary['findings']} finding(s)")
+    return counts if "spans" not in summary else f"{spans_line(summary['spans'])}\n{counts}"

@@ -71,6 +71,8 @@ class Detector:
     default_on: bool = True
     graded_by_write: bool = False
     """The severity follows the side-effect level of the row's `tool` (SPEC: NR303, NR402)."""
+    needs_steps: bool = False
+    """It compares the attempts of a step: a log whose calls carry no step gives it nothing to see."""
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:

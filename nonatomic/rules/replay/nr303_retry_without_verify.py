@@ -85,5 +85,6 @@ DETECTOR = Detector(
     ),
     requires=("nr_attempts",),
     cases=CASES,
+    needs_steps=True,
     graded_by_write=True,
 )

@@ -81,5 +81,6 @@ DETECTOR = Detector(
     ),
     requires=("nr_attempts", "nr_task_ends"),
     cases=CASES,
+    needs_steps=True,
     graded_by_write=True,
 )

@@ -70,4 +70,5 @@ DETECTOR = Detector(
     },
     requires=("nr_attempts",),
     cases=CASES,
+    needs_steps=True,
 )
