@@ -47,6 +47,8 @@ _JSON_READER_OBJECT_LIMIT = 16 << 20
 
 def stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> bool:
     """Stage the file's records with the JSON reader; False (and nothing staged) when it cannot be exact."""
+    if not mapping.plain():
+        return False  # the JSON reader sees top-level keys only; the line reader derives the rest
     params = Params()
     scan = (f"read_json({params(log.path)}, format='newline_delimited', records=true, maximum_depth=1, "
             f"compression='{log.compression}', "

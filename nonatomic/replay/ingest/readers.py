@@ -50,10 +50,27 @@ class Reader:
 
 def reader_for(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
     if log.format == "jsonl":
-        return _jsonl(log, mapping, params, max_line_bytes)
-    if log.format == "csv":
-        return _csv(con, log, mapping, params, max_line_bytes)
-    return _parquet(con, log, mapping, params)
+        reader = _jsonl(log, mapping, params, max_line_bytes)
+    elif log.format == "csv":
+        reader = _csv(con, log, mapping, params, max_line_bytes)
+    else:
+        reader = _parquet(con, log, mapping, params)
+    return derived(reader, mapping, params)
+
+
+def derived(reader: Reader, mapping: Mapping, params: Params) -> Reader:
+    """The mapping's constants and presence-derived values in place of what the reader reads."""
+    if not mapping.constants and not mapping.presence:
+        return reader
+    sources = dict(reader.sources)
+    for field, value in mapping.constants.items():
+        sources[field] = Source(params(value))
+    for field, rule in mapping.presence.items():
+        read = sources.get(field)
+        absent = params(rule.absent) if rule.absent is not None else "NULL"
+        sources[field] = Source(f"CASE WHEN {read.sql} IS NOT NULL THEN {params(rule.present)} ELSE {absent} END"
+                                if read is not None else absent)
+    return replace(reader, sources=sources)
 
 
 def _line_reader_options(log: LogFile, max_line_bytes: int) -> str:
@@ -69,17 +86,18 @@ def jsonl_lines(log: LogFile, params: Params, max_line_bytes: int) -> str:
 
 
 def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
-    names: list[str] = []
+    pointers: list[str] = []
     positions: dict[str, list[int]] = {}
     for field in FIELDS:
         for name in mapping.sources(field):
-            names.append(name)
-            positions.setdefault(field, []).append(len(names))
-    pointers = params(["/" + name.replace("~", "~0").replace("/", "~1") for name in names])
+            for pointer in _pointers(name):
+                pointers.append(pointer)
+                positions.setdefault(field, []).append(len(pointers))
+    pointers = params(pointers)
     relation = (f"(SELECT line, try(json_extract_string(line, {pointers})) AS parsed "
                 f"FROM {jsonl_lines(log, params, max_line_bytes)})")
     sources = {
-        field: Source(_first(f"parsed[{i}]" for i in positions[field]))
+        field: Source(_first(f"parsed[{i}]" for i in positions[field])) if field in positions else None
         for field in FIELDS
     }
     # Most lines start with '{': CASE trims (copies) only the others.
@@ -157,6 +175,15 @@ def _columnar(relation: str, columns: dict[str, str], mapping: Mapping, params: 
         header_lines=header_lines,
         has_rejects=has_rejects,
     )
+
+
+def _pointers(name: str) -> list[str]:
+    """JSON pointers a field name reads: the key itself, then (for `a.b`) the nested path."""
+    def escape(part: str) -> str:
+        return part.replace("~", "~0").replace("/", "~1")
+
+    flat = "/" + escape(name)
+    return [flat, "/" + "/".join(escape(p) for p in name.split("."))] if "." in name else [flat]
 
 
 def _first(expressions) -> str:
