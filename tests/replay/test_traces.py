@@ -137,14 +137,14 @@ def test_a_trace_without_tool_spans_is_a_warning_and_strict_fails(tmp_path):
     assert result.exit_code == 2 and "none of them a tool call" in result.stderr
 
 
-def test_the_sdk_resend_count_numbers_attempts_of_an_otel_genai_span(tmp_path):
+def test_the_resend_count_numbers_attempts_and_the_key_argument_is_the_idempotency_key(tmp_path):
     pytest.importorskip("opentelemetry.sdk")
     pytest.importorskip("opentelemetry.exporter.otlp.proto.common")
     from opentelemetry.trace import Status, StatusCode
 
     tracer_provider, sink = export.provider()
     tracer = tracer_provider.get_tracer("gateway")
-    arguments = json.dumps({"to": "user:1"})
+    arguments = json.dumps({"idempotency_key": "welcome-1", "to": "user:1"})
     with tracer.start_as_current_span("invoke_agent mailer", attributes={"gen_ai.conversation.id": "c-1"}):
         for resend, failed in ((0, True), (2, False)):
             with tracer.start_as_current_span("execute_tool send_email", attributes={
@@ -157,9 +157,10 @@ def test_the_sdk_resend_count_numbers_attempts_of_an_otel_genai_span(tmp_path):
     path.write_bytes(export.render(sink.batches, "collector"))
     with open_logs(path) as replay:
         rows = replay.con.execute(
-            "SELECT task_id, step, attempt, status, target FROM events WHERE phase = 'end' ORDER BY ts").fetchall()
+            "SELECT task_id, step, attempt, status, target, idempotency_key FROM events "
+            "WHERE phase = 'end' ORDER BY ts").fetchall()
         assert [(f["code"], f["severity"]) for f in replay.detect(select=["NR303"])] == [("NR303", "error")]
-    assert rows == [("c-1", 1, 1, "timeout", "to=user:1"), ("c-1", 1, 3, "ok", "to=user:1")]
+    assert rows == [("c-1", 1, 1, "timeout", "to=user:1", "welcome-1"), ("c-1", 1, 3, "ok", "to=user:1", "welcome-1")]
 
 
 def test_the_spans_of_each_kind_are_counted(traces):

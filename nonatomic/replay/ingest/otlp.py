@@ -17,6 +17,8 @@ for an SDK's own tool timeout) and:
 - `step`, `attempt`: calls of one tool with the same arguments in a task are
   attempts of one step wherever their parent spans are (see _number);
 - `target`: from the arguments (default_target), or a mapped path;
+- `idempotency_key`: an argument spelled as the tool registry's keys are
+  (`idempotency_key`, `Idempotency-Key`, `dedupe_key`, ...);
 - `tool`, `code`, `error`: from the span.
 
 A mapping file overrides any of `task_id, step, attempt, op, tool, target,
@@ -35,6 +37,7 @@ tool spans adds no event.  So `lines` in the summary counts records (events
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -54,6 +57,7 @@ from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, Reader, jsonl
 from nonatomic.replay.ingest.records import RAW_KEPT, STAGE, stage_sql
 from nonatomic.replay.ingest.schema import EVENT_ROWS
 from nonatomic.replay.ingest.spans import Bad, Span
+from nonatomic.rules.lint.semantics.tool_config import normal_key, tool_pack
 
 RECORDS = "nonatomic_otlp_records"
 OVERRIDABLE = ("task_id", "step", "attempt", "op", "tool", "target", "idempotency_key", "owner", "code", "error")
@@ -64,7 +68,10 @@ COLUMNS = ("ts", "task_id", "step", "attempt", "op", "phase", "status", "code", 
 
 def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line_bytes: int) -> tuple[int, int, int]:
     """Ingest one OTLP file (the OTLP counterpart of ingest._ingest_file): (records, events, quarantined)."""
-    unsupported = sorted(set(mapping.fields) - set(OVERRIDABLE))
+    if mapping.presence:
+        raise MappingError(f"fields {', '.join(sorted(mapping.presence))} cannot be derived for trace input "
+                           f"(outcomes come from the span)")
+    unsupported = sorted((set(mapping.fields) | set(mapping.constants)) - set(OVERRIDABLE))
     if unsupported:
         raise MappingError(f"fields {', '.join(unsupported)} cannot be mapped for OTLP input "
                            f"(only {', '.join(OVERRIDABLE)}; times and outcomes come from the span)")
@@ -246,12 +253,15 @@ def _number(calls: list[_Call], conversations: dict[str, str], mapping: Mapping)
         span, fields = call.span, call.fields
         for canonical, source in explicit.items():
             fields[canonical] = _mapped(call, source)
+        fields.update(mapping.constants)
         if fields.get("task_id") is None:
             fields["task_id"] = conversations.get(span.trace) or span.trace or None
         if fields.get("tool") is None:
             fields["tool"] = call.call.tool
-        if "target" not in explicit:
+        if "target" not in explicit and "target" not in mapping.constants:
             fields["target"] = default_target(call.call.arguments)
+        if "idempotency_key" not in explicit and "idempotency_key" not in mapping.constants:
+            fields["idempotency_key"] = default_key(call.call.arguments)
         task, tool, arguments = fields["task_id"], fields["tool"], call.call.arguments
         keys = []
         if arguments is not None:
@@ -293,15 +303,30 @@ def _mapped(call: _Call, source: str):
 
 
 def default_target(arguments: object) -> str | None:
-    """What a call acts on, from its arguments: the first argument named `id` or `*_id`, else the first scalar."""
+    """What a call acts on, from its arguments: the first argument named `id` or `*_id`, else the first
+    scalar (an idempotency key is never the target)."""
     if isinstance(arguments, dict):
-        scalars = [(k, v) for k, v in arguments.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+        scalars = [(k, v) for k, v in arguments.items() if isinstance(v, (str, int, float))
+                   and not isinstance(v, bool) and normal_key(str(k)) not in _key_names()]
         named = [(k, v) for k, v in scalars if k == "id" or str(k).endswith("_id")]
         chosen = (named or scalars)[:1]
         return f"{chosen[0][0]}={chosen[0][1]}" if chosen else None
     if isinstance(arguments, (str, int, float)) and not isinstance(arguments, bool) and str(arguments):
         return str(arguments)
     return None
+
+
+def default_key(arguments: object) -> str | None:
+    """The idempotency key a call passes: an argument spelled as the tool registry's keys are."""
+    if not isinstance(arguments, dict):
+        return None
+    names = _key_names()
+    return next((str(v) for k, v in arguments.items() if normal_key(str(k)) in names and v not in (None, "")), None)
+
+
+@functools.lru_cache(maxsize=1)
+def _key_names() -> frozenset[str]:
+    return frozenset(normal_key(k) for k in tool_pack()["idempotency_keys"])
 
 
 def _events(call: _Call):

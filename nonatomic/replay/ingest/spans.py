@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -138,8 +139,6 @@ def _documents(block: list[tuple[int, str]]) -> Iterator[Span | Bad]:
     numbers = [n for n, _ in block]
 
     def line_at(offset: int) -> int:
-        import bisect
-
         return numbers[bisect.bisect_right(starts, offset) - 1]
 
     position = _WHITESPACE.match(text, 0).end()
