@@ -168,3 +168,23 @@ def test_the_spans_of_each_kind_are_counted(traces):
     ignored = report(path)["summary"]["spans"]["ignored_by_kind"]
     kinds = Counter(s.attributes["openinference.span.kind"] for s in recording.spans if s not in recording.tool_spans)
     assert ignored == dict(kinds)
+
+
+def test_a_damaged_export_keeps_every_good_span_and_quarantines_the_rest_by_line(tmp_path):
+    recording = pipelines.record("pydantic-ai-v5")
+    lines = export.render(recording.batches, "collector").decode().splitlines()
+    damaged = [*lines[:2], "{not json", "[" * 100_000, '{"resourceSpans": [{"scopeSpans": "oops"}]}', *lines[2:]]
+    damaged[-1] = damaged[-1][: len(damaged[-1]) // 2]  # the last line cut off mid-write
+    path = tmp_path / "damaged.jsonl"
+    path.write_text("\n".join(damaged))
+    document = report(path)
+    reasons = [(q["line"], q["reason"].split(":")[0]) for q in document["quarantine"]]
+    assert reasons == [(3, "invalid JSON"), (4, "JSON nested too deeply"), (5, "malformed TracesData"),
+                       (len(damaged), "truncated last line")]
+    summary = document["summary"]
+    assert summary["lines"] == summary["events"] + summary["quarantined"]
+    cut = json.loads(lines[-1])["resourceSpans"]
+    lost_tools = sum(1 for r in cut for s in r["scopeSpans"] for sp in s["spans"]
+                     if any(a["key"] == "gen_ai.operation.name" and a["value"].get("stringValue") == "execute_tool"
+                            for a in sp["attributes"]))
+    assert summary["events"] == 2 * (len(recording.tool_spans) - lost_tools)

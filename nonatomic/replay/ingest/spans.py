@@ -89,7 +89,7 @@ def read(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Span |
     try:
         json.loads(first)
         one_per_line = True
-    except ValueError:
+    except (ValueError, RecursionError):
         one_per_line = False
     everything = _chain(pending, lines)
     yield from _by_line(everything) if one_per_line else _by_document(everything)
@@ -111,6 +111,9 @@ def _by_line(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Sp
             document = json.loads(text)
         except ValueError:
             yield Bad(number, "invalid JSON", text)
+            continue
+        except RecursionError:
+            yield Bad(number, "JSON nested too deeply", text)
             continue
         yield from _document(document, number, text, None)
 
@@ -145,7 +148,7 @@ def _documents(block: list[tuple[int, str]]) -> Iterator[Span | Bad]:
     while position < len(text):
         try:
             document, end = _DECODER.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):
             resume = _next_opening(text, position + 1)
             broken = text[position:resume].rstrip()
             reason = "invalid JSON" if resume < len(text) else "truncated document: invalid JSON"
@@ -211,6 +214,9 @@ def _traces_data(document: dict, line: int, text: str, line_of) -> Iterator[Span
     searched = 0
     for raw, resource in found:
         span = _otlp_span(raw, resource, line)
+        if isinstance(span, Bad):
+            yield span
+            continue
         if line_of is not None and span.span_id:
             # Where this span's own id is written: spans come in document order.
             at = _find_id(text, raw, searched)
@@ -228,15 +234,15 @@ def _find_id(text: str, raw: dict, start: int) -> int:
     return match.start() if match else -1
 
 
-def _otlp_span(raw: object, resource: dict, line: int) -> Span:
+def _otlp_span(raw: object, resource: dict, line: int) -> Span | Bad:
     if not isinstance(raw, dict):
-        return _unusable(line, "a span is not a JSON object")
+        return Bad(line, "malformed TracesData: a span is not a JSON object", json.dumps(raw)[:200])
     try:
         attributes = {**resource, **_attributes(_get(raw, "attributes", []))}
         status = _get(raw, "status", {})
         events = [(str(_get(e, "name", "")), _attributes(_get(e, "attributes", []))) for e in _get(raw, "events", [])]
     except _Malformed as exc:
-        return _unusable(line, str(exc))
+        return Bad(line, f"span {raw.get('spanId') or raw.get('span_id') or '?'}: {exc}", json.dumps(raw)[:200])
     span = Span(line=line, trace=_id(raw.get("traceId", raw.get("trace_id")), 16),
                 span_id=_id(raw.get("spanId", raw.get("span_id")), 8),
                 parent=_id(raw.get("parentSpanId", raw.get("parent_span_id")), 8), name=str(raw.get("name") or ""),
@@ -250,11 +256,6 @@ def _otlp_span(raw: object, resource: dict, line: int) -> Span:
             return span
         setattr(span, side, int(value))
     return span
-
-
-def _unusable(line: int, problem: str) -> Span:
-    return Span(line=line, trace="", span_id="", parent="", name="", kind="", start=None, end=None, attributes={},
-                status="unset", status_message="", problem=problem)
 
 
 def _console_span(raw: dict, line: int) -> Span:
