@@ -188,3 +188,19 @@ def test_a_damaged_export_keeps_every_good_span_and_quarantines_the_rest_by_line
                      if any(a["key"] == "gen_ai.operation.name" and a["value"].get("stringValue") == "execute_tool"
                             for a in sp["attributes"]))
     assert summary["events"] == 2 * (len(recording.tool_spans) - lost_tools)
+
+
+def test_a_growing_export_kept_in_a_database_counts_each_span_once(tmp_path):
+    recording = pipelines.record("pydantic-ai-v5")
+    lines = export.render(recording.batches, "collector").decode().splitlines(keepends=True)
+    path, db = tmp_path / "traces.jsonl", tmp_path / "replay.duckdb"
+    path.write_text("".join(lines[:3]))
+    report(path, "--db", str(db))
+    with path.open("a") as fh:
+        fh.write("".join(lines[3:]))
+    grown = report(path, "--db", str(db))
+    whole = report(recording.write(tmp_path, "collector"))
+    assert grown["summary"]["spans"] == whole["summary"]["spans"]
+    assert grown["summary"]["events"] == whole["summary"]["events"]
+    assert sorted((f["code"], f["task_id"], f["step"]) for f in grown["findings"]) == \
+        sorted((f["code"], f["task_id"], f["step"]) for f in whole["findings"])

@@ -88,7 +88,7 @@ def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line
         params = Params()
         con.execute(stage_sql(_reader(), mapping, params), params.values)
         with transaction(con):
-            counts = _load(con, log, plan)
+            counts = _load(con, log, plan, tally.last_line)
             _store_tally(con, plan, tally)
     except duckdb.Error as exc:
         raise InputError(f"{log.path}: cannot read as otlp: {str(exc).splitlines()[0]}") from exc
@@ -112,7 +112,7 @@ def _reader() -> Reader:
     )
 
 
-def _load(con, log: LogFile, plan: ledger.Plan) -> tuple[int, int, int]:
+def _load(con, log: LogFile, plan: ledger.Plan, last_read: int) -> tuple[int, int, int]:
     # Staged rows and records share their order (both tables are filled by one ordered scan).
     joined = f"{STAGE} s JOIN {RECORDS} r ON r.rowid = s.rowid WHERE r.line > $after"
     window = {"file": plan.file, "after": plan.after_line}
@@ -127,7 +127,8 @@ def _load(con, log: LogFile, plan: ledger.Plan) -> tuple[int, int, int]:
         f"INSERT INTO quarantine SELECT $file, r.line, s.reason, s.raw FROM {joined} AND s.reason IS NOT NULL",
         window,
     ).fetchone()[0]
-    last_line = con.execute(f"SELECT coalesce(max(line), 0) FROM {RECORDS}").fetchone()[0]
+    # The last line read, not the last with a record: a later ingest of the grown file starts after it.
+    last_line = max(last_read, con.execute(f"SELECT coalesce(max(line), 0) FROM {RECORDS}").fetchone()[0])
     records = events + quarantined
     if plan.replace_line is not None:
         records -= 1  # the cut-off line's record was counted by the previous ingest
@@ -146,7 +147,7 @@ def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int, tally: Ta
     """Rows of the records table, in file order: events of tool spans, and quarantined items.
     `tally` counts the spans after `after_line` (the lines an earlier ingest did not read)."""
     conventions = pack()
-    items = list(spans.read(_lines(con, log, max_line_bytes)))
+    items = list(spans.read(_counted(_lines(con, log, max_line_bytes), tally)))
     if items and isinstance(items[-1], Bad) and items[-1].reason == "invalid JSON" and not ledger.ends_with_newline(log):
         items[-1] = Bad(items[-1].line, "truncated last line: invalid JSON", items[-1].raw)
     conversations: dict[str, str] = {}
@@ -184,6 +185,8 @@ class Tally:
 
     tool: Counter = field(default_factory=Counter)
     ignored: Counter = field(default_factory=Counter)
+    last_line: int = 0
+    """The file's last non-blank line."""
 
 
 @dataclass
@@ -223,6 +226,13 @@ def _lines(con, log: LogFile, max_line_bytes: int):
         number += 1
     for line in sorted(rejected):
         yield line, (raws.get(line) or "")[:RAW_KEPT], _reject_reason(rejected[line], max_line_bytes)
+
+
+def _counted(lines, tally: Tally):
+    for item in lines:
+        if item[1] is not None and item[1].strip():
+            tally.last_line = max(tally.last_line, item[0])
+        yield item
 
 
 def _reject_reason(kinds: str, max_line_bytes: int) -> str:
