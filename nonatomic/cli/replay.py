@@ -13,9 +13,7 @@ import click
 
 from nonatomic.cli.common import codes, progress, usage_error, write
 from nonatomic.config import ConfigError
-
-_RANK = {"error": 3, "warning": 2, "info": 1}
-_FAIL_ON = {**_RANK, "never": 99}
+from nonatomic.rules.severity import SEVERITIES, rank
 
 
 class _Instant(click.ParamType):
@@ -46,7 +44,7 @@ class _Instant(click.ParamType):
 @click.option("--task", "tasks", multiple=True, help="Report findings of this task only (repeatable).")
 @click.option("--since", type=_Instant(), help="Report findings at or after this time.")
 @click.option("--until", type=_Instant(), help="Report findings before this time.")
-@click.option("--fail-on", type=click.Choice(list(_FAIL_ON)), default="error", show_default=True,
+@click.option("--fail-on", type=click.Choice([*SEVERITIES, "never"]), default="error", show_default=True,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--strict", is_flag=True, help="Exit 2 when any line was quarantined.")
 @click.option("--memory-limit", help="DuckDB memory limit, e.g. 1GB (larger data spills to disk).")
@@ -91,7 +89,8 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
         click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined, "
                    f"{sum(1 for w in warnings if w['file'])} file(s) with nothing to replay", err=True)
         sys.exit(2)
-    sys.exit(1 if any(_RANK.get(f["severity"], 0) >= _FAIL_ON[fail_on] for f in findings) else 0)
+    failing = fail_on != "never" and any(rank(f["severity"]) <= rank(fail_on) for f in findings)
+    sys.exit(1 if failing else 0)
 
 
 def open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes):

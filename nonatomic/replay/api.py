@@ -17,7 +17,7 @@ import pandas as pd
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
-from nonatomic.replay.ingest.mapping import Mapping, load_mapping, parse_mapping
+from nonatomic.replay.ingest.mapping import FieldMapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.notices import notices
 from nonatomic.replay.report.model import Timeline
@@ -28,7 +28,7 @@ class Replay:
     """Logs ingested into DuckDB (`.con`), with the detectors one call away."""
 
     def __init__(self, con, ingested: IngestResult, settings: dict | None = None,
-                 mapping: Mapping | None = None) -> None:
+                 mapping: FieldMapping | None = None) -> None:
         self.con = con
         self.ingested = ingested
         self.settings = settings
@@ -106,7 +106,7 @@ def _instant(value: object) -> datetime | None:
 
 def open_logs(
     logs: Iterable[str | Path] | str | Path,
-    mapping: str | Path | dict | Mapping | None = None,
+    mapping: str | Path | dict | FieldMapping | None = None,
     *,
     db: str | Path | None = None,
     input_format: str = "auto",

@@ -23,8 +23,6 @@ from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK, STAGES, Stage, events_stage
 from nonatomic.rules.write_levels import NameLevels
 
-FINDING_ORDER = ("task_id", "ts", "code", "step", "fingerprint")
-
 
 def run_detectors(
     con,

@@ -11,7 +11,7 @@ report lists.  Warnings are judged over the whole database, like the summary.
 from __future__ import annotations
 
 from nonatomic.replay.ingest.conventions import pack
-from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.rules.replay import DETECTORS
 
 _HINTS = (
@@ -28,7 +28,7 @@ _HINTS = (
 )
 
 
-def notices(con, mapping: Mapping | None = None) -> list[dict]:
+def notices(con, mapping: FieldMapping | None = None) -> list[dict]:
     return [*_wholly_quarantined(con), *_traces_without_tools(con), *_calls_without_steps(con),
             *_mapped_but_absent(con, mapping)]
 
@@ -76,7 +76,7 @@ def _calls_without_steps(con) -> list[dict]:
                                       f"(fields: {{step: ...}})"}]
 
 
-def _mapped_but_absent(con, mapping: Mapping | None) -> list[dict]:
+def _mapped_but_absent(con, mapping: FieldMapping | None) -> list[dict]:
     if mapping is None or not mapping.fields:
         return []
     events = con.execute("SELECT count(*) FROM event_rows").fetchone()[0]

@@ -51,10 +51,10 @@ from nonatomic.replay.ingest.convert import Source
 from nonatomic.replay.ingest.database import transaction
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import InputError, LogFile
-from nonatomic.replay.ingest.mapping import Mapping, MappingError
+from nonatomic.replay.ingest.mapping import FieldMapping, MappingError
 from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, Reader, jsonl_lines
-from nonatomic.replay.ingest.records import RAW_KEPT, STAGE, stage_sql
+from nonatomic.replay.ingest.records import CONVERTED, RAW_KEPT, converted_sql
 from nonatomic.replay.ingest.schema import EVENT_ROWS
 from nonatomic.replay.ingest.spans import Bad, Span
 from nonatomic.rules.lint.semantics.tool_config import normal_key, tool_pack
@@ -66,7 +66,7 @@ COLUMNS = ("ts", "task_id", "step", "attempt", "op", "phase", "status", "code", 
 """Canonical fields an OTLP record carries (stored as `src_<field>`, all text, typed by convert.py)."""
 
 
-def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line_bytes: int) -> tuple[int, int, int]:
+def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: FieldMapping, max_line_bytes: int) -> tuple[int, int, int]:
     """Ingest one OTLP file (the OTLP counterpart of ingest._ingest_file): (records, events, quarantined)."""
     if mapping.presence:
         raise MappingError(f"fields {', '.join(sorted(mapping.presence))} cannot be derived for trace input "
@@ -86,7 +86,7 @@ def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line
         con.execute(f"CREATE OR REPLACE TEMP TABLE {RECORDS} AS "
                     f"SELECT CAST(line AS BIGINT) AS line, {text} FROM nonatomic_otlp_frame")
         params = Params()
-        con.execute(stage_sql(_reader(), mapping, params), params.values)
+        con.execute(converted_sql(_reader(), mapping, params), params.values)
         with transaction(con):
             counts = _load(con, log, plan, tally.last_line)
             _store_tally(con, plan, tally)
@@ -94,7 +94,7 @@ def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line
         raise InputError(f"{log.path}: cannot read as otlp: {str(exc).splitlines()[0]}") from exc
     finally:
         con.unregister("nonatomic_otlp_frame")
-        for table in (STAGE, RECORDS):
+        for table in (CONVERTED, RECORDS):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     return counts
 
@@ -114,7 +114,7 @@ def _reader() -> Reader:
 
 def _load(con, log: LogFile, plan: ledger.Plan, last_read: int) -> tuple[int, int, int]:
     # Staged rows and records share their order (both tables are filled by one ordered scan).
-    joined = f"{STAGE} s JOIN {RECORDS} r ON r.rowid = s.rowid WHERE r.line > $after"
+    joined = f"{CONVERTED} s JOIN {RECORDS} r ON r.rowid = s.rowid WHERE r.line > $after"
     window = {"file": plan.file, "after": plan.after_line}
     stored = ledger.begin(con, plan)
     base = con.execute(f"SELECT coalesce(max(event_id), 0) FROM {EVENT_ROWS}").fetchone()[0]
@@ -143,7 +143,7 @@ def _store_tally(con, plan: ledger.Plan, tally: Tally) -> None:
         con.executemany("INSERT INTO trace_spans VALUES (?, ?, ?, ?)", rows)
 
 
-def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int, tally: Tally, after_line: int = 0):
+def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int, tally: Tally, after_line: int = 0):
     """Rows of the records table, in file order: events of tool spans, and quarantined items.
     `tally` counts the spans after `after_line` (the lines an earlier ingest did not read)."""
     conventions = pack()
@@ -241,7 +241,7 @@ def _reject_reason(kinds: str, max_line_bytes: int) -> str:
     return "; ".join(reasons.get(k, k.lower()) for k in kinds.split("; "))
 
 
-def _number(calls: list[_Call], conversations: dict[str, str], mapping: Mapping) -> None:
+def _number(calls: list[_Call], conversations: dict[str, str], mapping: FieldMapping) -> None:
     """Each tool call's task, step and attempt.
 
     The task is the conversation, else the trace.  Calls of one tool with the

@@ -15,7 +15,6 @@ a message, start a statement or smuggle in HTML.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
 
 from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds,
                                            spans_line, when)
@@ -25,7 +24,7 @@ _MERMAID_PLAIN = frozenset(" _.,/=+()'-→⚠…")
 
 
 def md(value: object) -> str:
-    """A value as literal text inside a Markdown table cell."""
+    """A value as literal text inside a Markdown table cell (every Markdown output uses this one)."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
 
 
@@ -116,25 +115,20 @@ def _activations(t: Timeline) -> tuple[dict[int, list[int]], dict[int, list[int]
 def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
     out = ["# nonatomic replay", "", "| " + " | ".join(summary) + " |",
            "|" + "---|" * len(summary),
-           "| " + " | ".join(spans_line(v) if k == "spans" else str(v) for k, v in summary.items()) + " |", ""]
+           "| " + " | ".join(md(spans_line(v)) if k == "spans" else str(v) for k, v in summary.items()) + " |", ""]
     out += ["## Findings", ""]
     if findings:
         out += ["| code | name | severity | task | step | ts | evidence | message |",
                 "|---|---|---|---|---|---|---|---|"]
-        out += ["| " + " | ".join(_cell(v) for v in (
-            f["code"], f["name"], f["severity"], f["task_id"], f.get("step", ""), when(f.get("ts")),
-            evidence(f) if f.get("events") else "", f["message"])) + " |"
-            for f in findings]
+        out += ["| " + " | ".join(md(v) for v in (
+            f["code"], f["name"], f["severity"], f["task_id"], f.get("step", ""), when(f.get("ts")), evidence(f),
+            f["message"])) + " |" for f in findings]
     else:
         out.append("No findings.")
     if quarantine:
         out += ["", "## Quarantine", "", "| file | line | reason |", "|---|---|---|"]
-        out += [f"| {_cell(q['file'])} | {q['line']} | {_cell(q['reason'])} |"
+        out += [f"| {md(q['file'])} | {md(q['line'])} | {md(q['reason'])} |"
                 for q in quarantine[:TEXT_QUARANTINE_SHOWN]]
         if len(quarantine) > TEXT_QUARANTINE_SHOWN:
             out += ["", f"... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (`--format json` lists all)."]
     return "\n".join(out) + "\n"
-def _cell(value: object) -> str:
-    # Log values end up here: keep them from closing the cell or the table row.
-    text = when(value) if isinstance(value, (datetime, date)) else str(value)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")

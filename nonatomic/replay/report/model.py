@@ -13,11 +13,6 @@ from datetime import date, datetime, timezone
 TEXT_QUARANTINE_SHOWN = 20
 """Quarantined lines listed in text/Markdown/HTML; JSON lists them all."""
 
-OUTCOME = {"ok": "ok", "completed": "ok", "timeout": "unknown", "unknown": "unknown",
-           "error": "failed", "failed": "failed", "cancelled": "failed"}
-"""A status as the outcome classes of views.OPS (anything else is `other`)."""
-
-
 @dataclass(frozen=True)
 class Lane:
     key: str

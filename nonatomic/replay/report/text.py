@@ -100,15 +100,16 @@ def _extras(row: Row) -> str:
 
 
 def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
+    """The replay report for a terminal: every value from a log passes through `clean`."""
     out = []
     for f in findings:
-        out.append(f"{_where(f)}: {f['code']} {f['name']} [{f['severity']}] "
-                   f"task {f['task_id']} step {f.get('step', '-')} at {when(f.get('ts'))}: {f['message']}")
+        out.append(clean(f"{_where(f)}: {f['code']} {f['name']} [{f['severity']}] task {f['task_id']} "
+                         f"step {f.get('step', '-')} at {when(f.get('ts'))}: {f['message']}"))
         for event in (f.get("events") or [])[1:]:
-            out.append(f"    also {cite(event)}")
+            out.append("    also " + clean(cite(event)))
     if quarantine:
         out.append(f"Quarantined {len(quarantine)} line(s):")
-        out.extend(f"  {q['file']}:{q['line']}: {q['reason']}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
+        out.extend("  " + clean(f"{q['file']}:{q['line']}: {q['reason']}") for q in quarantine[:TEXT_QUARANTINE_SHOWN])
         if len(quarantine) > TEXT_QUARANTINE_SHOWN:
             out.append(f"  ... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (--format json lists all)")
     out.append(_counts_line(summary))
@@ -124,4 +125,4 @@ def _counts_line(summary: dict) -> str:
     counts = (f"{summary['files']} file(s), {summary['lines']} line(s) = {summary['events']} event(s) "
               f"+ {summary['quarantined']} quarantined; {summary['tasks']} task(s); "
               f"{summary['findings']} finding(s)")
-    return counts if "spans" not in summary else f"{spans_line(summary['spans'])}\n{counts}"
+    return counts if "spans" not in summary else f"{clean(spans_line(summary['spans']))}\n{counts}"
