@@ -65,9 +65,16 @@ def _traces_without_tools(con) -> list[dict]:
             for file, ignored, kinds in rows]
 
 
+STEPS_SQL = "SELECT count(*), count(step) FROM {events} WHERE op IN ('call', 'rollback')"
+"""Calls and rollbacks, and those with a step (both engines run it over their events)."""
+
+
 def _calls_without_steps(con) -> list[dict]:
-    calls, stepped = con.execute(
-        "SELECT count(*), count(step) FROM event_rows WHERE op IN ('call', 'rollback')").fetchone()
+    return steps_notice(*con.execute(STEPS_SQL.format(events="event_rows")).fetchone())
+
+
+def steps_notice(calls: int, stepped: int) -> list[dict]:
+    """The warning of a log whose calls carry no step, given the counts of STEPS_SQL."""
     if calls == 0 or stepped > 0:
         return []
     off = ", ".join(sorted(d.code for d in DETECTORS.values() if d.needs_steps))

@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 from nonatomic.replay.api import keep
 from nonatomic.replay.detect import choose, shape_findings, witness_ids
 from nonatomic.replay.ingest import IngestResult
+from nonatomic.replay.notices import STEPS_SQL, steps_notice
 from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
 from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
@@ -52,8 +53,9 @@ class SparkReplay:
         return [row.asDict() for row in rows]
 
     def warnings(self) -> list[dict]:
-        """The input checks of notices.py read DuckDB's tables; on Spark the quarantine is the record."""
-        return []
+        """Spark reads guard logs only, so of notices.py's checks the one of calls without steps applies."""
+        counts = self.spark.sql(STEPS_SQL.format(events="events")).first()
+        return steps_notice(counts[0], counts[1])
 
     def __enter__(self) -> SparkReplay:
         return self
