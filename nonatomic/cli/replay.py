@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 import click
 
-from nonatomic.cli.common import codes, progress, usage_error, write
+from nonatomic.cli.common import codes, color_option, progress, usage_error, wants_color, write
 from nonatomic.config import ConfigError
 from nonatomic.rules.severity import SEVERITIES, rank
 
@@ -53,44 +53,66 @@ class _Instant(click.ParamType):
               show_default=True, help="Read every LOG as this format (otlp: OTLP/JSON trace exports).")
 @click.option("--max-line-bytes", type=click.IntRange(min=1024), default=1 << 20, show_default=True,
               help="Longer lines are quarantined.")
+@color_option
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
               help="spark: run on the active or a local Spark (pip install 'nonatomic[spark]'); "
                    "LOGS may be object-store URIs.")
 @click.option("--emit-sql", type=click.Choice(["duckdb", "spark"]),
               help="Print the detector queries in this dialect (settings bound) and exit; reads no LOGS.")
 def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, fail_on, strict,
-           memory_limit, threads, input_format, max_line_bytes, engine, emit_sql) -> None:
-    """Replay guard logs (files, directories, globs) and find non-atomic hazards."""
+           memory_limit, threads, input_format, max_line_bytes, color, engine, emit_sql) -> None:
+    """Replay guard logs (files, directories, globs; `-`: standard input) and find non-atomic hazards."""
     from nonatomic.replay.report import render
     from nonatomic.replay.report.html import REPORT_EVENTS, REPORT_TASKS
+    from nonatomic.replay.report.text import clean
 
     if emit_sql:
         write(_queries(emit_sql, codes(select), codes(ignore)), output)
         return
     if not logs:
         raise click.UsageError("Missing argument 'LOGS...'.")
+    check_codes(select, ignore)
     if engine == "spark":
         session = _spark_session(logs, mapping, db, fmt, input_format, memory_limit, threads, max_line_bytes)
     else:
         session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
+        check_tasks(session, tasks)
         findings = session.detect(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
         summary = session.summary(findings)
         quarantine = session.quarantine_rows()
         warnings = session.warnings()
         timelines, omitted = session.timelines(findings, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
             if fmt == "html" else ([], 0)
-        report = render(fmt, summary, findings, quarantine, timelines, omitted, warnings)
-    write(report, output)
-    for warning in warnings:
-        click.echo(f"nonatomic: warning: {warning['file'] + ': ' if warning['file'] else ''}{warning['message']}",
-                   err=True)
+        colour = wants_color(color, to_file=output is not None)
+        report = render(fmt, summary, findings, quarantine, timelines, omitted, warnings, color=colour)
+    write(report, output, color=colour)
+    for warning in warnings:  # a file name is a value from outside: escaped for the terminal as the report is
+        click.echo("nonatomic: warning: " + clean(f"{warning['file'] + ': ' if warning['file'] else ''}"
+                                                  f"{warning['message']}"), err=True)
     if strict and (summary["quarantined"] or any(w["file"] for w in warnings)):
         click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined, "
                    f"{sum(1 for w in warnings if w['file'])} file(s) with nothing to replay", err=True)
         sys.exit(2)
     failing = fail_on != "never" and any(rank(f["severity"]) <= rank(fail_on) for f in findings)
     sys.exit(1 if failing else 0)
+
+
+def check_codes(select: str | None, ignore: str | None) -> None:
+    """Exit 2 on a --select/--ignore code no detector has, before any log is read."""
+    from nonatomic.replay.detect import choose
+
+    try:
+        choose(codes(select), codes(ignore))
+    except ConfigError as exc:
+        raise usage_error(str(exc))
+
+
+def check_tasks(session, tasks) -> None:
+    """Exit 2 on a --task with no event in the logs: a typo must not report nothing and pass."""
+    missing = session.missing_tasks(tasks)
+    if missing:
+        raise usage_error(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
 
 
 def open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes):

@@ -2,13 +2,18 @@
 
     >>> from nonatomic.replay import open_logs
     >>> replay = open_logs(["logs/"], mapping="map.yaml")
-    >>> replay.findings(select=["NR3"])        # pandas DataFrame
+    >>> replay.findings(select=["NR3"])        # pandas DataFrame, ts as timestamps
     >>> replay.events(task_id="t-42")
+    >>> replay.timeline("t-42")                # drawn in Jupyter (HTML), as text elsewhere
+    >>> replay.con.sql("SELECT tool, count(*) FROM events GROUP BY tool")
 """
 
 from __future__ import annotations
 
+import html as html_escape
+import tempfile
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -17,6 +22,7 @@ import pandas as pd
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
+from nonatomic.replay.ingest.ledger import CHANGES
 from nonatomic.replay.ingest.mapping import FieldMapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.notices import notices
@@ -24,8 +30,36 @@ from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
 
 
+@dataclass(frozen=True)
+class TimelineView:
+    """Drawn timelines for a notebook: Jupyter displays the HTML drawing (inline SVG,
+    isolated in a frame), a console prints the text drawing; `.html()` is the
+    self-contained page to save."""
+
+    timelines: tuple[Timeline, ...]
+
+    def html(self) -> str:
+        """The self-contained HTML page of these timelines (no network, every value escaped)."""
+        from nonatomic.replay.report import html
+
+        return html.timeline_page(list(self.timelines), 0)
+
+    def _repr_html_(self) -> str:
+        # a sandboxed frame: the page's styles and policy stay its own, the notebook's untouched
+        return (f'<iframe sandbox="" srcdoc="{html_escape.escape(self.html(), quote=True)}" '
+                f'style="width: 100%; height: 480px; border: 0; resize: vertical"></iframe>')
+
+    def __str__(self) -> str:
+        from nonatomic.replay.report import text
+
+        return text.render(list(self.timelines))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 class Replay:
-    """Logs ingested into DuckDB (`.con`), with the detectors one call away."""
+    """Logs ingested into DuckDB (`.con`, free for your own SQL), with the detectors one call away."""
 
     def __init__(self, con, ingested: IngestResult, settings: dict | None = None,
                  mapping: FieldMapping | None = None) -> None:
@@ -40,29 +74,51 @@ class Replay:
         return self.con.execute(f"SELECT * FROM events {where} ORDER BY task_id, {EVENT_ORDER}", params).df()
 
     def quarantine(self) -> pd.DataFrame:
+        """The lines that were not ingested: file, line (as `grep -n` counts), reason and raw text."""
         return self.con.execute("SELECT * FROM quarantine ORDER BY file, line").df()
 
     def detect(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
                tasks: Iterable[str] | None = None, since: datetime | None = None,
                until: datetime | None = None) -> list[dict]:
-        """Findings as dicts; `tasks`/`since`/`until` keep those of these tasks and times."""
+        """Findings as dicts; `tasks`/`since`/`until` keep those of these tasks and times.
+        An unknown code in `select`/`ignore` raises ConfigError."""
         from nonatomic.replay.detect import run_detectors
 
         findings = run_detectors(self.con, select=select, ignore=ignore, settings=self.settings)
         return keep(findings, tasks, since, until)
 
     def findings(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> pd.DataFrame:
-        return pd.DataFrame(self.detect(select, ignore))
+        """Findings as a DataFrame, one row each; `ts` is a UTC timestamp as in `events()`."""
+        frame = pd.DataFrame(self.detect(select, ignore))
+        if "ts" in frame:
+            frame["ts"] = pd.to_datetime(frame["ts"], utc=True, format="ISO8601")
+        return frame
 
     def summary(self, findings: list[dict] | None = None) -> dict:
-        return summarize(self.con, findings if findings is not None else self.detect())
+        """Counts over the whole database; with a kept database, also what this run did to
+        each file it was given (`changes`: new, grown, replaced, unchanged -> files)."""
+        summary = summarize(self.con, findings if findings is not None else self.detect())
+        if self.ingested.changes:
+            summary["changes"] = {change: [path for path, c in self.ingested.changes.items() if c == change]
+                                  for change in CHANGES}
+        return summary
 
     def quarantine_rows(self) -> list[dict]:
+        """The quarantine as dicts (file, line, reason, raw), in file and line order."""
         return quarantine_rows(self.con)
 
     def warnings(self) -> list[dict]:
         """What the input hid from the detectors, with the likely cause (notices.py)."""
         return notices(self.con, self.mapping)
+
+    def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
+        """Those of `tasks` that no event in the database belongs to, sorted."""
+        wanted = sorted(set(tasks))
+        if not wanted:
+            return []
+        found = self.con.execute("SELECT DISTINCT task_id FROM event_rows WHERE list_contains($tasks, task_id)",
+                                 {"tasks": wanted}).fetchall()
+        return sorted(set(wanted) - {task for (task,) in found})
 
     def timelines(self, findings: list[dict], tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
                   max_events: int = MAX_EVENTS) -> tuple[list[Timeline], int]:
@@ -71,7 +127,16 @@ class Replay:
         names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
         return build_timelines(self.con, names, findings, settings=self.settings, max_events=max_events), omitted
 
+    def timeline(self, *tasks: str, max_events: int = MAX_EVENTS) -> TimelineView:
+        """The timeline of these tasks (default: every task with findings, the most severe
+        first), findings marked: in Jupyter it is drawn as HTML.  An unknown task raises KeyError."""
+        if missing := self.missing_tasks(tasks):
+            raise KeyError(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
+        drawn, _ = self.timelines(self.detect(), tasks, max_events=max_events)
+        return TimelineView(tuple(drawn))
+
     def close(self) -> None:
+        """Close the DuckDB connection (a `with` block does it for you)."""
         self.con.close()
 
     def __enter__(self) -> Replay:
@@ -123,22 +188,24 @@ def open_logs(
         mapping = parse_mapping(mapping)
     elif isinstance(mapping, (str, Path)):
         mapping = load_mapping(mapping)
-    files = discover([str(p) for p in logs], input_format)
-    con = connect(str(db) if db is not None else None, memory_limit=memory_limit, threads=threads)
-    try:
-        ingested = ingest(con, files, mapping, persistent=db is not None,
-                          max_line_bytes=max_line_bytes, on_file=on_file)
-    except BaseException:
-        con.close()
-        raise
+    # standard input and pipes are copied here, and read only while ingesting
+    with tempfile.TemporaryDirectory(prefix="nonatomic-") as spool:
+        files = discover([str(p) for p in logs], input_format, spool_dir=spool)
+        con = connect(str(db) if db is not None else None, memory_limit=memory_limit, threads=threads)
+        try:
+            ingested = ingest(con, files, mapping, persistent=db is not None,
+                              max_line_bytes=max_line_bytes, on_file=on_file)
+        except BaseException:
+            con.close()
+            raise
     return Replay(con, ingested, settings, mapping)
 
 
 def summarize(con, findings: list[dict]) -> dict:
     """Counts over the whole database (what the detectors saw), not only this run's files."""
-    files, lines = con.execute("SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files").fetchone()
-    events, tasks = con.execute("SELECT count(*), count(DISTINCT task_id) FROM event_rows").fetchone()
-    quarantined = con.execute("SELECT count(*) FROM quarantine").fetchone()[0]
+    files, lines = _row(con, "SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files")
+    events, tasks = _row(con, "SELECT count(*), count(DISTINCT task_id) FROM event_rows")
+    (quarantined,) = _row(con, "SELECT count(*) FROM quarantine")
     summary = {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
                "tasks": tasks, "findings": len(findings)}
     spans = span_counts(con)
@@ -156,6 +223,12 @@ def span_counts(con) -> dict | None:
     ignored = {kind: int(n) for is_tool, kind, n in rows if not is_tool}
     return {"read": sum(tool.values()) + sum(ignored.values()), "tool": sum(tool.values()),
             "ignored": sum(ignored.values()), "tool_by_convention": tool, "ignored_by_kind": ignored}
+
+
+def _row(con, sql: str) -> tuple:
+    """The one row of `sql`, fetched to the end: a result left open by fetchone() would
+    block the user's next `con.sql(...)` (DuckDB's ResourceInUseException)."""
+    return con.execute(sql).fetchall()[0]
 
 
 def quarantine_rows(con) -> list[dict]:

@@ -14,9 +14,10 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 
+from nonatomic.config import ConfigError
 from nonatomic.replay.ingest.database import unordered
 from nonatomic.replay.ingest.schema import EVENT_ORDER
-from nonatomic.replay.report.model import duration
+from nonatomic.replay.report.model import cite, duration
 from nonatomic.replay.settings import DEFAULT_SETTINGS, project_levels, validate_settings
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import Detector
@@ -102,6 +103,8 @@ def choose(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[D
     def matches(code: str, patterns: Iterable[str]) -> bool:
         return any(code.startswith(p.strip().upper()) for p in patterns if p.strip())
 
+    for pattern in [*(select or ()), *(ignore or ())]:
+        check_code(pattern)
     chosen = [
         d
         for d in DETECTORS.values()
@@ -109,6 +112,18 @@ def choose(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[D
         and not matches(d.code, ignore or ())
     ]
     return sorted(chosen, key=lambda d: d.code)
+
+
+def check_code(pattern: str) -> None:
+    """A ConfigError (exit code 2) unless `pattern` is the code or a prefix of some detector:
+    a typo must not run nothing and pass."""
+    spec = pattern.strip().upper()
+    if not spec or any(code.startswith(spec) for code in DETECTORS):
+        return
+    if spec.startswith("NA"):
+        raise ConfigError(f"{pattern.strip()!r} is a lint rule code: replay runs the NR detectors "
+                          f"(lint code with `nonatomic lint --select {spec}`)")
+    raise ConfigError(f"unknown detector code or prefix: {pattern.strip()!r} (see `nonatomic rules`)")
 
 
 def stages_for(detectors: list[Detector], nr_events: Callable[[], Stage]) -> list[Stage]:
@@ -152,26 +167,45 @@ def _evidence(con, ids: set[int]) -> dict[int, dict]:
 
 
 def _finding(detector: Detector, row: dict, evidence: dict[int, dict], levels: NameLevels) -> dict:
+    named = detector.named_witnesses(row["witness_ids"])
+    roles: dict[int, str] = {}
+    for name, event_id in named:
+        roles.setdefault(event_id, name.rpartition("_")[0])
     events = sorted(
-        (evidence[i] for i in witness_ids(row)), key=lambda e: (e["ts"], e["file"], e["line"])
+        ({**evidence[i], "role": roles.get(i, "anchor")} for i in witness_ids(row)),
+        key=lambda e: (e["ts"], e["file"], e["line"]),
     )
     fields = {k: v for k, v in row.items() if k not in ("anchor_id", "witness_ids")}
     severity = fields.pop("severity", None) or detector.severity
     if detector.graded_by_write and levels.write_severity(row.get("tool")) == "error":
         severity = "error"
     template = detector.template(fields.pop("variant", None))
+    values = {k: _Field(v) for k, v in fields.items()}
     finding = {
         "code": detector.code,
         "name": detector.name,
         "severity": severity,
         "task_id": row["task_id"],
         "step": row["step"],
-        "message": template.format_map({k: _Field(v) for k, v in fields.items()}),
+        "message": template.format_map(values),
+        "because": _because(detector, named, values, evidence),
         "ts": evidence[row["anchor_id"]]["ts"],
         "events": events,
     }
     finding["fingerprint"] = fingerprint(finding)
     return finding
+
+
+def _because(detector: Detector, named: list[tuple[str, int]], values: Mapping, evidence: dict[int, dict]) -> list[str]:
+    """One line per named witness, as Elle explains an anomaly: what the event shows, and where it is."""
+    lines = []
+    for name, clause in detector.witnesses:
+        # in log order: engines may build a list of witnesses (NR301's effects) in any order
+        cited = sorted((evidence[i] for n, i in named if n == name), key=lambda e: (e["ts"], e["file"], e["line"]))
+        where = ", ".join(cite(e) for e in cited)
+        if where:
+            lines.append(f"because {clause.format_map(values)} ({where})")
+    return lines
 
 
 def fingerprint(finding: Mapping) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from nonatomic.config import ConfigError, find_pyproject, load_tool_table
+from nonatomic.config import ConfigError, find_config, load_tool_table
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import SHARED_PARAMS
 from nonatomic.rules.write_levels import NameLevels
@@ -25,15 +25,15 @@ DEFAULT_SETTINGS: dict[str, object] = {
 
 
 def load_settings(path: Path | None = None, start: Path | None = None) -> dict[str, object]:
-    """Replay settings from a YAML file or a pyproject.toml, else from the nearest pyproject.
+    """Replay settings from a YAML file or a TOML config, else from the nearest config.
 
-    In pyproject.toml they live in `[tool.nonatomic.replay]`; a YAML file holds
-    them at its top level or under `replay:`.  Keys may use `-` or `_`
+    In pyproject.toml they live in `[tool.nonatomic.replay]`, in a nonatomic.toml in
+    `[replay]`; a YAML file holds them at its top level or under `replay:`.  Keys may use `-` or `_`
     (`min-backoff-ms = 500`).  Only overrides are returned; defaults stay in
     DEFAULT_SETTINGS.
     """
     if path is None:
-        path = find_pyproject(start or Path.cwd())
+        path = find_config(start or Path.cwd())
         if path is None:
             return {}
     if path.suffix in (".yaml", ".yml"):
@@ -91,11 +91,12 @@ _SETTING_CHECKS = {"non_retryable": _status_codes, "min_backoff_ms": _millisecon
 
 
 @functools.lru_cache(maxsize=8)
-def _levels_for(pyproject: Path | None) -> NameLevels:
-    table = load_tool_table(pyproject).get("tools", {}) if pyproject is not None else {}
+def _levels_for(config: Path | None) -> NameLevels:
+    table = load_tool_table(config).get("tools", {}) if config is not None else {}
     return NameLevels(table if isinstance(table, dict) else {})
 
 
 def project_levels(start: Path | None = None) -> NameLevels:
-    """The shipped registry extended by `[tool.nonatomic.tools]` of the nearest pyproject.toml, as lint reads it."""
-    return _levels_for(find_pyproject(start or Path.cwd()))
+    """The shipped registry extended by the `tools` table of the nearest config (`[tool.nonatomic.tools]`
+    of a pyproject.toml), as lint reads it."""
+    return _levels_for(find_config(start or Path.cwd()))

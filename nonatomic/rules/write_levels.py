@@ -59,7 +59,9 @@ class NameLevels:
             if word in self.read_verbs:
                 if found[i + 1 : i + 2] in (["or"], ["and"]) and found[i + 2 : i + 3]:
                     joined = self.verb_level.get(found[i + 2])  # `get_or_create`
-                    return (self.levels.get(name, joined), False) if joined else (None, False)
+                    if joined is None or found[-1] in self.in_process:
+                        return None, False  # `get_or_create_session`: a factory
+                    return self.levels.get(name, joined), False
                 return None, False
         return None, False
 

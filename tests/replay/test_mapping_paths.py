@@ -36,3 +36,15 @@ def test_nested_paths_constants_and_presence(tmp_path):
 def test_malformed_field_entries_are_refused(entry):
     with pytest.raises(MappingError, match="fields.status"):
         parse_mapping({"fields": {"status": entry}})
+
+
+def test_a_nested_path_reads_the_last_of_a_key_given_twice(tmp_path):
+    # as a flat key does: the last one counts, as in Python, JavaScript and jq
+    path = tmp_path / "gateway.jsonl"
+    path.write_text('{"at": "2024-05-01T10:00:00Z", "run": "r-1", "call": {"name": "first"}, '
+                    '"call": {"name": "refund_payment", "order": "8821"}}\n')
+    with open_logs(path, mapping={"fields": {"ts": "at", "task_id": "run", "tool": "call.name",
+                                             "target": "call.order", "op": {"const": "call"}}}) as replay:
+        rows = replay.con.execute("SELECT tool, target FROM events").fetchall()
+        assert replay.quarantine_rows() == []
+    assert rows == [("refund_payment", "8821")]

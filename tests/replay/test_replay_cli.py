@@ -70,7 +70,9 @@ def test_fail_on_never_and_strict(duplicate_refund):
 
 
 def test_task_and_time_filters_drop_findings(duplicate_refund):
-    assert run("--task", "someone-else", duplicate_refund).exit_code == 0
+    unknown = run("--task", "someone-else", duplicate_refund)  # a typo is not "no findings"
+    assert unknown.exit_code == 2
+    assert "no events of task(s) 'someone-else' in the logs" in unknown.stderr
     assert run("--since", "2024-05-02", duplicate_refund).exit_code == 0
     assert run("--until", "2024-05-01T10:00:00Z", duplicate_refund).exit_code == 0
     assert run("--since", "2024-05-01T09:00:00+00:00", duplicate_refund).exit_code == 1
@@ -120,7 +122,10 @@ def test_markdown_report_escapes_like_the_markdown_timeline(tmp_path):
     log = write(tmp_path / "log.jsonl", ev(1, status="timeout", task_id=link), ev(4, attempt=2, task_id=link))
     markdown = run("--format", "md", "--fail-on", "never", log).output
     assert "NR303" in markdown
-    assert not re.search(r"(?<!\\)[\[<`*]", markdown.split("## Findings")[1].replace("|---", ""))
+    # the message and its "because" lines share the cell, one per line (<br>, the one markup written)
+    cells = markdown.split("## Findings")[1].replace("|---", "")
+    assert cells.count("<br>because ") == 3
+    assert not re.search(r"(?<!\\)[\[<`*]", cells.replace("<br>", " "))
     assert "\\[click\\](https://example.invalid/x) \\<img src=x\\> \\`code\\` \\*bold\\*" in markdown
 
 
@@ -137,6 +142,8 @@ def test_db_keeps_events_across_runs(clean_log, tmp_path):
     db = tmp_path / "r.duckdb"
     first = json.loads(run("--format", "json", "--db", db, clean_log).output)
     again = json.loads(run("--format", "json", "--db", db, clean_log).output)
+    assert first["summary"].pop("changes")["new"] == [str(clean_log)]
+    assert again["summary"].pop("changes")["unchanged"] == [str(clean_log)]
     assert first["summary"] == again["summary"]
 
 

@@ -179,7 +179,7 @@ def test_a_damaged_export_keeps_every_good_span_and_quarantines_the_rest_by_line
     path.write_text("\n".join(damaged))
     document = report(path)
     reasons = [(q["line"], q["reason"].split(":")[0]) for q in document["quarantine"]]
-    assert reasons == [(3, "invalid JSON"), (4, "JSON nested too deeply"), (5, "malformed TracesData"),
+    assert reasons == [(3, "invalid JSON"), (4, "nested too deeply to read"), (5, "malformed TracesData"),
                        (len(damaged), "truncated last line")]
     summary = document["summary"]
     assert summary["lines"] == summary["events"] + summary["quarantined"]

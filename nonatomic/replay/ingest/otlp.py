@@ -116,7 +116,7 @@ def _load(con, log: LogFile, plan: ledger.Plan, last_read: int) -> tuple[int, in
     # Staged rows and records share their order (both tables are filled by one ordered scan).
     joined = f"{CONVERTED} s JOIN {RECORDS} r ON r.rowid = s.rowid WHERE r.line > $after"
     window = {"file": plan.file, "after": plan.after_line}
-    stored = ledger.begin(con, plan)
+    stored = ledger.begin(con, log, plan)
     base = con.execute(f"SELECT coalesce(max(event_id), 0) FROM {EVENT_ROWS}").fetchone()[0]
     events = con.execute(
         f"INSERT INTO {EVENT_ROWS} SELECT $base + s.rowid + 1, $file_id, r.line, "

@@ -30,6 +30,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 _DECODER = json.JSONDecoder()
+# json parses nested values recursively: a record nested past the interpreter's limit is a
+# bad record, not a crash.
+TOO_DEEP = "nested too deeply to read"
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _NANOS = re.compile(r"[0-9]{1,20}")
 _WHITESPACE = re.compile(r"\s*")
@@ -89,7 +92,9 @@ def read(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Span |
     try:
         json.loads(first)
         one_per_line = True
-    except (ValueError, RecursionError):
+    except RecursionError:  # a whole line too deep to read, not the start of a longer document
+        one_per_line = True
+    except ValueError:
         one_per_line = False
     everything = _chain(pending, lines)
     yield from _by_line(everything) if one_per_line else _by_document(everything)
@@ -113,7 +118,7 @@ def _by_line(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Sp
             yield Bad(number, "invalid JSON", text)
             continue
         except RecursionError:
-            yield Bad(number, "JSON nested too deeply", text)
+            yield Bad(number, TOO_DEEP, text)
             continue
         yield from _document(document, number, text, None)
 
@@ -148,10 +153,11 @@ def _documents(block: list[tuple[int, str]]) -> Iterator[Span | Bad]:
     while position < len(text):
         try:
             document, end = _DECODER.raw_decode(text, position)
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError) as exc:
             resume = _next_opening(text, position + 1)
             broken = text[position:resume].rstrip()
-            reason = "invalid JSON" if resume < len(text) else "truncated document: invalid JSON"
+            reason = TOO_DEEP if isinstance(exc, RecursionError) else \
+                "invalid JSON" if resume < len(text) else "truncated document: invalid JSON"
             yield Bad(line_at(position), reason, broken)
             position = _WHITESPACE.match(text, resume).end()
             continue

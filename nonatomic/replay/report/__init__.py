@@ -15,10 +15,15 @@ from nonatomic.replay.report.model import Timeline
 
 
 def render(fmt: str, summary: dict, findings: list[dict], quarantine: list[dict],
-           timelines: Sequence[Timeline] = (), omitted_tasks: int = 0, warnings: Sequence[dict] = ()) -> str:
-    """The report in `fmt`; `html` also draws `timelines` (and notes `omitted_tasks` not drawn)."""
+           timelines: Sequence[Timeline] = (), omitted_tasks: int = 0, warnings: Sequence[dict] = (), *,
+           color: bool = False) -> str:
+    """The report in `fmt`; `html` also draws `timelines` (and notes `omitted_tasks` not drawn);
+    `json` carries the `warnings` (the others leave them to stderr); `color` styles the text format
+    for a terminal."""
     if fmt == "html":
         return html.report(summary, findings, quarantine, list(timelines), omitted_tasks)
     if fmt == "json":
         return json_format.report(summary, findings, quarantine, list(warnings))
-    return {"text": text.report, "md": markdown.report}[fmt](summary, findings, quarantine)
+    if fmt == "text":
+        return text.report(summary, findings, quarantine, color=color)
+    return markdown.report(summary, findings, quarantine)

@@ -57,6 +57,14 @@ class SparkReplay:
         counts = self.spark.sql(STEPS_SQL.format(events="events")).first()
         return steps_notice(counts[0], counts[1])
 
+    def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
+        """Those of `tasks` that no event belongs to, sorted (the CLI's check of --task)."""
+        wanted = sorted(set(tasks))
+        if not wanted:
+            return []
+        found = self.spark.table("events").where(F.col("task_id").isin(wanted)).select("task_id").distinct().collect()
+        return sorted(set(wanted) - {row["task_id"] for row in found})
+
     def __enter__(self) -> SparkReplay:
         return self
 
