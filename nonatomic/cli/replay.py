@@ -64,6 +64,7 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
     """Replay guard logs (files, directories, globs; `-`: standard input) and find non-atomic hazards."""
     from nonatomic.replay.report import render
     from nonatomic.replay.report.html import REPORT_EVENTS, REPORT_TASKS
+    from nonatomic.replay.report.text import clean
 
     if emit_sql:
         write(_queries(emit_sql, codes(select), codes(ignore)), output)
@@ -80,13 +81,18 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
         findings = session.detect(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
         summary = session.summary(findings)
         quarantine = session.quarantine_rows()
+        warnings = session.warnings()
         timelines, omitted = session.timelines(findings, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
             if fmt == "html" else ([], 0)
         colour = wants_color(color, to_file=output is not None)
-        report = render(fmt, summary, findings, quarantine, timelines, omitted, color=colour)
+        report = render(fmt, summary, findings, quarantine, timelines, omitted, warnings, color=colour)
     write(report, output, color=colour)
-    if strict and summary["quarantined"]:
-        click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
+    for warning in warnings:  # a file name is a value from outside: escaped for the terminal as the report is
+        click.echo("nonatomic: warning: " + clean(f"{warning['file'] + ': ' if warning['file'] else ''}"
+                                                  f"{warning['message']}"), err=True)
+    if strict and (summary["quarantined"] or any(w["file"] for w in warnings)):
+        click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined, "
+                   f"{sum(1 for w in warnings if w['file'])} file(s) with nothing to replay", err=True)
         sys.exit(2)
     failing = fail_on != "never" and any(rank(f["severity"]) <= rank(fail_on) for f in findings)
     sys.exit(1 if failing else 0)

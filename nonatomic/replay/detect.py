@@ -17,11 +17,12 @@ from collections.abc import Callable, Iterable, Mapping
 from nonatomic.config import ConfigError
 from nonatomic.replay.ingest.database import unordered
 from nonatomic.replay.ingest.schema import EVENT_ORDER
-from nonatomic.replay.report.model import duration
-from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
+from nonatomic.replay.report.model import cite, duration
+from nonatomic.replay.settings import DEFAULT_SETTINGS, project_levels, validate_settings
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK, STAGES, Stage, events_stage
+from nonatomic.rules.write_levels import NameLevels
 
 
 def run_detectors(
@@ -49,12 +50,15 @@ def run_detectors(
     return shape_findings(raw, evidence)
 
 
-def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict]) -> list[dict]:
+def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict],
+                   levels: NameLevels | None = None) -> list[dict]:
     """Findings from detector rows and the evidence of their witnesses (`witness_ids`), sorted.
 
     Every engine formats its rows here, so findings read the same whichever engine ran the SQL.
+    `levels` grades the findings of writes (default: the project's tool registry, write_levels).
     """
-    return sorted((_finding(detector, row, evidence) for detector, row in raw), key=_sort_key)
+    levels = levels or project_levels()
+    return sorted((_finding(detector, row, evidence, levels) for detector, row in raw), key=_sort_key)
 
 
 def _kind(stage: Stage) -> str:
@@ -150,16 +154,19 @@ def _evidence(con, ids: set[int]) -> dict[int, dict]:
         return {}
     rows = con.execute(
         """
-        SELECT event_id, file, line, strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ')
+        SELECT event_id, file, line, strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ'),
+               json_extract_string(extra, '$.trace_id'), json_extract_string(extra, '$.span_id')
         FROM events
         WHERE event_id IN (SELECT UNNEST($ids))
         """,
         {"ids": sorted(ids)},
     ).fetchall()
-    return {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3]} for r in rows}
+    # Events read from traces also cite their trace and span: the spans of one line are told apart by id.
+    return {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3],
+                   **({"trace_id": r[4], "span_id": r[5]} if r[5] is not None else {})} for r in rows}
 
 
-def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
+def _finding(detector: Detector, row: dict, evidence: dict[int, dict], levels: NameLevels) -> dict:
     named = detector.named_witnesses(row["witness_ids"])
     roles: dict[int, str] = {}
     for name, event_id in named:
@@ -170,6 +177,8 @@ def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
     )
     fields = {k: v for k, v in row.items() if k not in ("anchor_id", "witness_ids")}
     severity = fields.pop("severity", None) or detector.severity
+    if detector.graded_by_write and levels.write_severity(row.get("tool")) == "error":
+        severity = "error"
     template = detector.template(fields.pop("variant", None))
     values = {k: _Field(v) for k, v in fields.items()}
     finding = {
@@ -193,7 +202,7 @@ def _because(detector: Detector, named: list[tuple[str, int]], values: Mapping, 
     for name, clause in detector.witnesses:
         # in log order: engines may build a list of witnesses (NR301's effects) in any order
         cited = sorted((evidence[i] for n, i in named if n == name), key=lambda e: (e["ts"], e["file"], e["line"]))
-        where = ", ".join(f"{e['file']}:{e['line']}" for e in cited)
+        where = ", ".join(cite(e) for e in cited)
         if where:
             lines.append(f"because {clause.format_map(values)} ({where})")
     return lines

@@ -6,8 +6,8 @@ import json
 from datetime import date, datetime
 
 
-def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
-    document = {"summary": summary, "findings": findings, "quarantine": quarantine}
+def report(summary: dict, findings: list[dict], quarantine: list[dict], warnings: list[dict] = ()) -> str:
+    document = {"summary": summary, "findings": findings, "quarantine": quarantine, "warnings": list(warnings)}
     return json.dumps(document, indent=2, default=_plain, ensure_ascii=False) + "\n"
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, duration, evidence, extras,
-                                           seconds, when)
+                                           seconds, spans_line, when)
 from nonatomic.replay.report.scale import Scale
 from nonatomic.replay.report.text import clean
 
@@ -127,7 +127,8 @@ def _activations(t: Timeline) -> tuple[dict[int, list[int]], dict[int, list[int]
 
 def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
     out = ["# nonatomic replay", "", "| " + " | ".join(summary) + " |",
-           "|" + "---|" * len(summary), "| " + " | ".join(str(v) for v in summary.values()) + " |", ""]
+           "|" + "---|" * len(summary),
+           "| " + " | ".join(md(spans_line(v)) if k == "spans" else str(v) for k, v in summary.items()) + " |", ""]
     out += ["## Findings", ""]
     if findings:
         out += ["| code | name | severity | task | step | ts | evidence | message |",

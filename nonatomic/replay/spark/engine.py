@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 from nonatomic.replay.api import keep
 from nonatomic.replay.detect import choose, shape_findings, witness_ids
 from nonatomic.replay.ingest import IngestResult
+from nonatomic.replay.notices import STEPS_SQL, steps_notice
 from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
 from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
@@ -50,6 +51,11 @@ class SparkReplay:
     def quarantine_rows(self) -> list[dict]:
         rows = self.spark.table("quarantine").orderBy("file", "line").collect()
         return [row.asDict() for row in rows]
+
+    def warnings(self) -> list[dict]:
+        """Spark reads guard logs only, so of notices.py's checks the one of calls without steps applies."""
+        counts = self.spark.sql(STEPS_SQL.format(events="events")).first()
+        return steps_notice(counts[0], counts[1])
 
     def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
         """Those of `tasks` that no event belongs to, sorted (the CLI's check of --task)."""
