@@ -67,6 +67,9 @@ def test_the_double_refund_is_an_error_found_by_replay_alone(traces, pipeline):
         assert "refund_payment" in finding["message"]
         assert len(finding["events"]) >= 2
         assert all(e["trace_id"] and e["span_id"] for e in finding["events"])
+        # each because line cites its span: the spans of one exported line are told apart
+        spans = {e["span_id"] for e in finding["events"]}
+        assert finding["because"] and all(any(f"span {s}" in line for s in spans) for line in finding["because"])
 
     clean_tasks = set().union(*(tasks for target, tasks in targets.items() if target != INCIDENT_TARGET))
     assert clean_tasks and not clean_tasks & incident_tasks
@@ -204,3 +207,18 @@ def test_a_growing_export_kept_in_a_database_counts_each_span_once(tmp_path):
     assert grown["summary"]["events"] == whole["summary"]["events"]
     assert sorted((f["code"], f["task_id"], f["step"]) for f in grown["findings"]) == \
         sorted((f["code"], f["task_id"], f["step"]) for f in whole["findings"])
+    assert grown["summary"]["changes"]["grown"] == [str(path)]
+
+
+def test_a_rewritten_export_kept_in_a_database_replaces_its_spans(tmp_path):
+    recording = pipelines.record("pydantic-ai-v5")
+    lines = export.render(recording.batches, "collector").decode().splitlines(keepends=True)
+    path, db = tmp_path / "traces.jsonl", tmp_path / "replay.duckdb"
+    path.write_text("".join(lines[1:]))
+    report(path, "--db", str(db))
+    path.write_text("".join(lines))  # not an append: the earlier version's spans go
+    rewritten = report(path, "--db", str(db))
+    whole = report(recording.write(tmp_path, "collector"))
+    assert rewritten["summary"]["changes"]["replaced"] == [str(path)]
+    assert rewritten["summary"]["spans"] == whole["summary"]["spans"]
+    assert rewritten["summary"]["events"] == whole["summary"]["events"]
