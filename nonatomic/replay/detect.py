@@ -2,8 +2,10 @@
 
 Every detector is a query in the catalogue (`nonatomic.rules.replay`); the
 work happens inside DuckDB.  Python picks the detectors, binds the settings as
-named parameters, materialises the shared stages once, and formats the rows
-into findings.
+named parameters and materialises the shared stages once; DuckDB builds the
+findings into a table (`findings.py`) that reports read in pieces.
+`shape_findings` builds the same findings from rows in Python, for an engine
+whose rows come back to the driver (Spark).
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import hashlib
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 
+from nonatomic.replay import findings as table
+from nonatomic.replay.findings import Findings
 from nonatomic.replay.ingest.database import unordered
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import duration
@@ -22,7 +27,8 @@ from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK, STAGES, Stage, events_stage
 
-FINDING_ORDER = ("task_id", "ts", "code", "step", "fingerprint")
+_RAW = "nr_rows"
+"""One detector's rows, numbered (`rid`), while its findings are built."""
 
 
 def run_detectors(
@@ -36,18 +42,34 @@ def run_detectors(
     `select`/`ignore` hold codes or prefixes (`NR1` is NR1xx); `settings`
     overrides DEFAULT_SETTINGS (e.g. `non_retryable`, `min_backoff_ms`).
     """
+    return build_findings(con, select, ignore, settings).all()
+
+
+def build_findings(
+    con,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    settings: Mapping[str, object] | None = None,
+    tasks: Iterable[str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> Findings:
+    """Run the chosen detectors into the findings table of `con` (replacing an earlier run's),
+    keeping findings of `tasks` (all when None) at or after `since` and before `until`."""
     detectors = choose(select, ignore)
     params = {**DEFAULT_SETTINGS, **validate_settings(settings or {})}
     stages = stages_for(
         detectors, lambda: events_stage(EVENT_ORDER, con.execute(SAME_TIME_IN_A_TASK).fetchone()[0]))
+    con.execute(table.DDL)
     # Stages are sets: letting DuckDB write them in any order saves re-ordering window output.
     with unordered(con):
         try:
-            raw, evidence = _run(con, detectors, stages, params)
+            _run(con, detectors, stages, params, table.filters(tasks, since, until))
         finally:
+            con.execute(f"DROP TABLE IF EXISTS {_RAW}")
             for stage in reversed(stages):
                 con.execute(f"DROP {_kind(stage)} IF EXISTS {stage.name}")
-    return shape_findings(raw, evidence)
+    return Findings(con)
 
 
 def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict]) -> list[dict]:
@@ -62,10 +84,9 @@ def _kind(stage: Stage) -> str:
     return "TABLE" if stage.materialized else "VIEW"
 
 
-def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> tuple[list, dict]:
+def _run(con, detectors: list[Detector], stages: list[Stage], params: dict, where: tuple[str, dict]) -> None:
     # Each detector runs as soon as its stages exist and a stage is dropped after its last
     # reader, so the lock stages are gone before the attempts are built (a lower peak).
-    raw: list[tuple[Detector, dict]] = []
     built: list[Stage] = []
     for i, detector in enumerate(detectors):
         for stage in stages:
@@ -73,11 +94,11 @@ def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> t
                 con.execute(f"CREATE OR REPLACE TEMP {_kind(stage)} {stage.name} AS {stage.sql}")
                 built.append(stage)
                 _drop_unneeded(con, detectors[i:], stages, built)
-        cursor = con.execute(detector.sql, {p: params[p] for p in detector.parameters()})
-        columns = [c[0] for c in cursor.description]
-        raw.extend((detector, dict(zip(columns, row))) for row in cursor.fetchall())
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_RAW} AS SELECT ROW_NUMBER() OVER () AS rid, * "
+                    f"FROM ({detector.sql})", {p: params[p] for p in detector.parameters()})
+        columns = dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {_RAW})").fetchall())
+        con.execute(table.insert_sql(detector, _RAW, columns, where[0]), where[1])
         _drop_unneeded(con, detectors[i + 1:], stages, built)
-    return raw, _evidence(con, {i for _, row in raw for i in witness_ids(row)})
 
 
 def _needed(stage: Stage, readers: list[Detector], stages: list[Stage], built: list[Stage]) -> bool:
@@ -130,20 +151,6 @@ def stages_for(detectors: list[Detector], nr_events: Callable[[], Stage]) -> lis
 def witness_ids(row: Mapping) -> list[int]:
     ids = [row["anchor_id"], *(row["witness_ids"] or ())]
     return [i for i in dict.fromkeys(ids) if i is not None]
-
-
-def _evidence(con, ids: set[int]) -> dict[int, dict]:
-    if not ids:
-        return {}
-    rows = con.execute(
-        """
-        SELECT event_id, file, line, strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ')
-        FROM events
-        WHERE event_id IN (SELECT UNNEST($ids))
-        """,
-        {"ids": sorted(ids)},
-    ).fetchall()
-    return {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3]} for r in rows}
 
 
 def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
