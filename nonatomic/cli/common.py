@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
@@ -21,13 +21,17 @@ def usage_error(message: str) -> click.exceptions.Exit:
     return click.exceptions.Exit(2)
 
 
-def write(report: str, output: str | os.PathLike | None, color: bool | None = None) -> None:
-    """The report to `output` (a file), else to standard output (styled only if `color`)."""
+def write(report: str | Iterable[str], output: str | os.PathLike | None, color: bool | None = None) -> None:
+    """The report (a text, or its pieces as they come) to `output` (a file), else to standard
+    output (styled only if `color`)."""
+    pieces = [report] if isinstance(report, str) else report
     if output:
         with open(output, "w", encoding="utf-8") as fh:
-            fh.write(report)
+            for piece in pieces:
+                fh.write(piece)
     else:
-        click.echo(report, nl=False, color=color)
+        for piece in pieces:
+            click.echo(piece, nl=False, color=color)
 
 
 class progress:

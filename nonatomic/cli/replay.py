@@ -43,9 +43,12 @@ class _Instant(click.ParamType):
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
 @click.option("--select", help="Comma list of detector codes or prefixes to run (NR3 = NR3xx).")
 @click.option("--ignore", help="Comma list of detector codes or prefixes to skip.")
-@click.option("--task", "tasks", multiple=True, help="Report findings of this task only (repeatable).")
+@click.option("--task", "tasks", multiple=True,
+              help="Replay this task only (repeatable): its events and those of the locks it touched.")
 @click.option("--since", type=_Instant(), help="Report findings at or after this time.")
 @click.option("--until", type=_Instant(), help="Report findings before this time.")
+@click.option("--max-findings", type=click.IntRange(min=0),
+              help="List at most N findings in full (any format); the summary still counts all.")
 @click.option("--fail-on", type=click.Choice(list(_FAIL_ON)), default="error", show_default=True,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--strict", is_flag=True, help="Exit 2 when any line was quarantined.")
@@ -60,11 +63,12 @@ class _Instant(click.ParamType):
                    "LOGS may be object-store URIs.")
 @click.option("--emit-sql", type=click.Choice(["duckdb", "spark"]),
               help="Print the detector queries in this dialect (settings bound) and exit; reads no LOGS.")
-def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, fail_on, strict,
+def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, max_findings, fail_on, strict,
            memory_limit, threads, input_format, max_line_bytes, engine, emit_sql) -> None:
     """Replay guard logs (files, directories, globs) and find non-atomic hazards."""
-    from nonatomic.replay.report import render
+    from nonatomic.replay.report import render, render_json
     from nonatomic.replay.report.html import REPORT_EVENTS, REPORT_TASKS
+    from nonatomic.replay.report.model import GROUP_SHOWN, GROUPS_SHOWN
 
     if emit_sql:
         write(_queries(emit_sql, codes(select), codes(ignore)), output)
@@ -76,17 +80,31 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
     else:
         session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
-        findings = session.detect(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
-        summary = session.summary(findings)
+        restrict(session, tasks)
+        found = session.find(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
+        summary = session.summary(found)
         quarantine = session.quarantine_rows()
-        timelines, omitted = session.timelines(findings, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
-            if fmt == "html" else ([], 0)
-        report = render(fmt, summary, findings, quarantine, timelines, omitted)
-    write(report, output)
+        severities = found.severities()
+        if fmt == "json":
+            # streamed from the engine while it is written: the connection must stay open
+            write(render_json(summary, found.json_texts(max_findings), quarantine), output)
+        else:
+            timelines, omitted = session.timelines(found, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
+                if fmt == "html" else ([], 0)
+            groups = found.grouped(GROUP_SHOWN, GROUPS_SHOWN, max_findings)
+            write(render(fmt, summary, groups, severities, quarantine, timelines, omitted), output)
     if strict and summary["quarantined"]:
         click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
         sys.exit(2)
-    sys.exit(1 if any(_RANK.get(f["severity"], 0) >= _FAIL_ON[fail_on] for f in findings) else 0)
+    sys.exit(1 if any(_RANK.get(s, 0) >= _FAIL_ON[fail_on] for s in severities) else 0)
+
+
+def restrict(session, tasks) -> None:
+    """With --task, the engine sees only those tasks' events (and their locks'); an unknown task exits 2."""
+    if tasks:
+        missing = session.restrict(tasks)
+        if missing:
+            raise usage_error(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
 
 
 def open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes):

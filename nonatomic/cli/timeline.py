@@ -11,8 +11,8 @@ import sys
 
 import click
 
-from nonatomic.cli.common import codes, usage_error, write
-from nonatomic.cli.replay import open_session, replay
+from nonatomic.cli.common import codes, write
+from nonatomic.cli.replay import open_session, replay, restrict
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS
 
 _FROM_REPLAY = ("mapping", "db", "output", "select", "ignore", "memory_limit", "threads", "input_format",
@@ -36,11 +36,9 @@ def timeline(logs, tasks, fmt, max_events, max_tasks, mapping, db, output, selec
 
     session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
-        findings = session.detect(codes(select), codes(ignore))
+        restrict(session, tasks)  # one task out of a big log costs the scan plus a small query
+        findings = session.find(codes(select), codes(ignore))
         timelines, omitted = session.timelines(findings, tasks, max_tasks=max_tasks, max_events=max_events)
-    missing = sorted(set(tasks) - {t.task_id for t in timelines})
-    if missing:
-        raise usage_error(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
     if not timelines:
         click.echo("nonatomic: no task has findings; name one with --task", err=True)
         return

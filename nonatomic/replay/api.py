@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from nonatomic.replay.findings import Findings
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
@@ -21,6 +22,7 @@ from nonatomic.replay.ingest.mapping import Mapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
+from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OPS
 
 
 class Replay:
@@ -39,29 +41,60 @@ class Replay:
     def quarantine(self) -> pd.DataFrame:
         return self.con.execute("SELECT * FROM quarantine ORDER BY file, line").df()
 
+    def restrict(self, tasks: Iterable[str]) -> list[str]:
+        """Let detectors and timelines see only these tasks' events and the lock events of the locks
+        they touched (other tasks' leases of them included); the tasks that have no events.
+
+        The stored events stay as they are: a temporary table of the same name shadows them
+        for this connection, so every stage is built from the few events kept."""
+        wanted = sorted(set(tasks))
+        stored = _stored(self.con)
+        self.con.execute(
+            f"""
+            CREATE OR REPLACE TEMP TABLE {EVENT_ROWS} AS
+            WITH mine AS (SELECT * FROM {stored} WHERE task_id IN (SELECT unnest($tasks)))
+            SELECT * FROM mine
+            UNION ALL
+            SELECT * FROM {stored}
+            WHERE op IN {LOCK_OPS} AND task_id NOT IN (SELECT unnest($tasks))
+              AND target IN (SELECT target FROM mine WHERE op IN {LOCK_OPS})
+            """, {"tasks": wanted})
+        found = {r[0] for r in self.con.execute(f"SELECT DISTINCT task_id FROM {EVENT_ROWS}").fetchall()}
+        return [t for t in wanted if t not in found]
+
+    def find(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
+             tasks: Iterable[str] | None = None, since: datetime | None = None,
+             until: datetime | None = None) -> Findings:
+        """The findings in the engine (see `Findings`); `tasks`/`since`/`until` keep those of these
+        tasks and times."""
+        from nonatomic.replay.detect import build_findings
+
+        return build_findings(self.con, select, ignore, self.settings, tasks, since, until)
+
     def detect(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
                tasks: Iterable[str] | None = None, since: datetime | None = None,
                until: datetime | None = None) -> list[dict]:
         """Findings as dicts; `tasks`/`since`/`until` keep those of these tasks and times."""
-        from nonatomic.replay.detect import run_detectors
-
-        findings = run_detectors(self.con, select=select, ignore=ignore, settings=self.settings)
-        return keep(findings, tasks, since, until)
+        return self.find(select, ignore, tasks, since, until).all()
 
     def findings(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> pd.DataFrame:
         return pd.DataFrame(self.detect(select, ignore))
 
-    def summary(self, findings: list[dict] | None = None) -> dict:
-        return summarize(self.con, findings if findings is not None else self.detect())
+    def summary(self, findings: list[dict] | Findings | None = None) -> dict:
+        return summarize(self.con, findings if findings is not None else self.find())
 
     def quarantine_rows(self) -> list[dict]:
         return quarantine_rows(self.con)
 
-    def timelines(self, findings: list[dict], tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
+    def timelines(self, findings: list[dict] | Findings, tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
                   max_events: int = MAX_EVENTS) -> tuple[list[Timeline], int]:
         """Timelines of `tasks` (default: the tasks with findings, the most severe first, at most
         `max_tasks`) with their findings marked, and how many tasks with findings were left out."""
-        names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
+        if isinstance(findings, Findings):
+            names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else findings.worst_tasks(max_tasks)
+            findings = findings.of_tasks(names)
+        else:
+            names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
         return build_timelines(self.con, names, findings, settings=self.settings, max_events=max_events), omitted
 
     def close(self) -> None:
@@ -127,13 +160,20 @@ def open_logs(
     return Replay(con, ingested, settings)
 
 
-def summarize(con, findings: list[dict]) -> dict:
-    """Counts over the whole database (what the detectors saw), not only this run's files."""
+def summarize(con, findings: list[dict] | Findings) -> dict:
+    """Counts over the whole database (what was read, also when detectors saw one task), not only
+    this run's files."""
     files, lines = con.execute("SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files").fetchone()
-    events, tasks = con.execute("SELECT count(*), count(DISTINCT task_id) FROM event_rows").fetchone()
+    events, tasks = con.execute(f"SELECT count(*), count(DISTINCT task_id) FROM {_stored(con)}").fetchone()
     quarantined = con.execute("SELECT count(*) FROM quarantine").fetchone()[0]
     return {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
-            "tasks": tasks, "findings": len(findings)}
+            "tasks": tasks, "findings": findings.count() if isinstance(findings, Findings) else len(findings)}
+
+
+def _stored(con) -> str:
+    """The stored events' table by its full name (Replay.restrict shadows the short one)."""
+    database = con.execute("SELECT current_database()").fetchone()[0]
+    return '"' + database.replace('"', '""') + f'".main.{EVENT_ROWS}'
 
 
 def quarantine_rows(con) -> list[dict]:

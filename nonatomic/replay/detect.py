@@ -73,11 +73,19 @@ def build_findings(
 
 
 def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict]) -> list[dict]:
-    """Findings from detector rows and the evidence of their witnesses (`witness_ids`), sorted.
+    """Findings from detector rows and the evidence of their witnesses (`witness_ids`), sorted,
+    as the DuckDB engine builds them in SQL (tests pin the two equal)."""
+    return [finding for finding, _ in shape_grouped(raw, evidence)]
 
-    Every engine formats its rows here, so findings read the same whichever engine ran the SQL.
-    """
-    return sorted((_finding(detector, row, evidence) for detector, row in raw), key=_sort_key)
+
+def shape_grouped(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict]) -> list[tuple[dict, tuple]]:
+    """Each finding of shape_findings with what the reports group it by: (kind, subject)."""
+    shaped = []
+    for detector, row in raw:
+        subject = table.subject_field(detector)
+        group = (subject[1], row[subject[0]]) if subject else ("task", row["task_id"])
+        shaped.append((_finding(detector, row, evidence), group))
+    return sorted(shaped, key=lambda pair: _sort_key(pair[0]))
 
 
 def _kind(stage: Stage) -> str:

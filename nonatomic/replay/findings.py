@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import string
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 
+from nonatomic.replay.report.model import CodeGroups, Group
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.severity import SEVERITIES
@@ -164,41 +164,33 @@ def filters(tasks: Iterable[str] | None, since: datetime | None, until: datetime
     return " AND ".join(where), params
 
 
-@dataclass
-class Group:
-    """Findings of one code about one subject (a tool, a lock or a task), with the first few in full."""
-
-    code: str
-    name: str
-    severity: str
-    """The most severe of the group."""
-    subject_kind: str
-    subject: str | None
-    count: int
-    shown: list[dict] = field(default_factory=list)
-
-    @property
-    def more(self) -> int:
-        return self.count - len(self.shown)
-
-
-@dataclass
-class CodeGroups:
-    """One code's groups, the largest first; `hidden` groups (and their findings) are only counted."""
-
-    code: str
-    name: str
-    count: int
-    groups: list[Group]
-    hidden_groups: int = 0
-    hidden_findings: int = 0
-
-
 class Findings:
     """The findings of a run, in the engine (TABLE on `con`); read them in pieces."""
 
     def __init__(self, con) -> None:
         self.con = con
+
+    @classmethod
+    def of(cls, shaped: list[tuple[dict, tuple]]) -> Findings:
+        """Findings shaped elsewhere (detect.shape_grouped: an engine whose rows came back to the
+        driver), in a DuckDB table of their own, so every report reads them alike."""
+        import duckdb
+        import pandas as pd
+
+        con = duckdb.connect(config={"memory_limit": "25%"})
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute(DDL)
+        rows = pd.DataFrame({
+            "code": [f["code"] for f, _ in shaped], "severity": [f["severity"] for f, _ in shaped],
+            "task_id": [f["task_id"] for f, _ in shaped], "step": pd.array([f["step"] for f, _ in shaped], "Int64"),
+            "ts": [f["ts"] for f, _ in shaped], "fingerprint": [f["fingerprint"] for f, _ in shaped],
+            "subject_kind": [g[0] for _, g in shaped], "subject": [g[1] for _, g in shaped],
+            "finding": [json.dumps(f, ensure_ascii=False) for f, _ in shaped]})
+        con.register("shaped", rows)
+        con.execute(f"INSERT INTO {TABLE} SELECT code, severity, task_id, step, ts, CAST(ts AS TIMESTAMPTZ), "
+                    "fingerprint, subject_kind, subject, finding FROM shaped")
+        con.unregister("shaped")
+        return cls(con)
 
     def count(self) -> int:
         return self.con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]

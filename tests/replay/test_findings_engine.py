@@ -113,3 +113,23 @@ def test_streamed_in_batches_and_capped(tmp_path, monkeypatch):
     assert list(table.json_texts()) == every and len(every) > 7
     assert list(table.json_texts(limit=5)) == every[:5]
     assert table.count() == len(every)
+
+
+def test_one_task_restricted_before_the_stages_gives_its_findings(tmp_path):
+    from tests.replay.test_detectors_e2e import generate
+
+    generate(tmp_path, tasks=120)
+    with open_logs([str(tmp_path)]) as replay:
+        every = replay.detect()
+        summary = replay.summary()
+    by_task: dict[str, list] = {}
+    for finding in every:
+        by_task.setdefault(finding["task_id"], []).append(finding)
+    # one task of each code, lock findings (other tasks' leases of the same lock) included
+    chosen = sorted({f["code"]: f["task_id"] for f in every}.values())
+    with open_logs([str(tmp_path)]) as replay:
+        for task in chosen:
+            assert replay.restrict([task]) == []
+            assert replay.detect(tasks=[task]) == by_task[task]
+            assert replay.summary() == summary  # what was read, not what the detectors saw
+        assert replay.restrict(["no-such-task"]) == ["no-such-task"]

@@ -69,7 +69,9 @@ def test_fail_on_never_and_strict(duplicate_refund):
 
 
 def test_task_and_time_filters_drop_findings(duplicate_refund):
-    assert run("--task", "someone-else", duplicate_refund).exit_code == 0
+    unknown = run("--task", "someone-else", duplicate_refund)
+    assert unknown.exit_code == 2 and "'someone-else'" in unknown.output
+    assert run("--task", "refund-1", duplicate_refund).exit_code == 1
     assert run("--since", "2024-05-02", duplicate_refund).exit_code == 0
     assert run("--until", "2024-05-01T10:00:00Z", duplicate_refund).exit_code == 0
     assert run("--since", "2024-05-01T09:00:00+00:00", duplicate_refund).exit_code == 1

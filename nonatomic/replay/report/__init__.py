@@ -2,21 +2,27 @@
 markdown, html) fed with built findings, quarantine and timelines, never a connection.
 
 JSON follows the contract exactly: `{"summary": {...}, "findings": [...],
-"quarantine": [...]}`.  Text and Markdown cite evidence as `file:line` so a
-reader can open the log line.
+"quarantine": [...]}`, every finding, streamed from the JSON texts the engine
+built.  The human formats get the findings in groups (`model.CodeGroups`).
+Text and Markdown cite evidence as `file:line` so a reader can open the log line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from nonatomic.replay.report import html, json_format, markdown, text
-from nonatomic.replay.report.model import Timeline
+from nonatomic.replay.report.model import CodeGroups, Timeline
 
 
-def render(fmt: str, summary: dict, findings: list[dict], quarantine: list[dict],
+def render_json(summary: dict, findings: Iterable[str], quarantine: list[dict]) -> Iterator[str]:
+    """The JSON document in pieces, `findings` being the findings' JSON texts in order."""
+    return json_format.report(summary, findings, quarantine)
+
+
+def render(fmt: str, summary: dict, groups: list[CodeGroups], severities: Mapping[str, int], quarantine: list[dict],
            timelines: Sequence[Timeline] = (), omitted_tasks: int = 0) -> str:
-    """The report in `fmt`; `html` also draws `timelines` (and notes `omitted_tasks` not drawn)."""
+    """The report in a human format; `html` also draws `timelines` (and notes `omitted_tasks` not drawn)."""
     if fmt == "html":
-        return html.report(summary, findings, quarantine, list(timelines), omitted_tasks)
-    return {"json": json_format.report, "text": text.report, "md": markdown.report}[fmt](summary, findings, quarantine)
+        return html.report(summary, groups, severities, quarantine, list(timelines), omitted_tasks)
+    return {"text": text.report, "md": markdown.report}[fmt](summary, groups, quarantine)

@@ -1,14 +1,29 @@
-"""The replay report as JSON: every finding and every quarantined line (the contract's shape)."""
+"""The replay report as JSON: every finding and every quarantined line (the contract's shape).
+
+Findings arrive as JSON texts, built by the engine, and are written one per
+line as they come: the document is streamed, never held whole.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 
 
-def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
-    document = {"summary": summary, "findings": findings, "quarantine": quarantine}
-    return json.dumps(document, indent=2, default=_plain, ensure_ascii=False) + "\n"
+def report(summary: dict, findings: Iterable[str], quarantine: list[dict]) -> Iterator[str]:
+    """The document in pieces: summary, each finding (a JSON text) in order, quarantine."""
+    yield '{\n  "summary": ' + _dumps(summary) + ',\n  "findings": ['
+    separator = "\n    "
+    for text in findings:
+        yield separator + text
+        separator = ",\n    "
+    yield ("]" if separator == "\n    " else "\n  ]") + ',\n  "quarantine": ' + _dumps(quarantine) + "\n}\n"
+
+
+def _dumps(value: object) -> str:
+    text = json.dumps(value, indent=2, default=_plain, ensure_ascii=False)
+    return text.replace("\n", "\n  ")
 
 
 def _plain(value: object) -> object:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
-from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds, when
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, evidence, extras,
+                                           seconds, when)
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 _MERMAID_PLAIN = frozenset(" _.,/=+()'-→⚠…")
@@ -112,19 +113,31 @@ def _activations(t: Timeline) -> tuple[dict[int, list[int]], dict[int, list[int]
     return opens, closes
 
 
-def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
+def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> str:
+    """Findings by code, then tool, lock or task: a table of the groups, then the first few of each."""
     out = ["# nonatomic replay", "", "| " + " | ".join(summary) + " |",
            "|" + "---|" * len(summary), "| " + " | ".join(str(v) for v in summary.values()) + " |", ""]
     out += ["## Findings", ""]
-    if findings:
-        out += ["| code | name | severity | task | step | ts | evidence | message |",
-                "|---|---|---|---|---|---|---|---|"]
-        out += ["| " + " | ".join(_cell(v) for v in (
-            f["code"], f["name"], f["severity"], f["task_id"], f.get("step", ""), when(f.get("ts")),
-            ", ".join(f"{e['file']}:{e['line']}" for e in f.get("events") or []), f["message"])) + " |"
-            for f in findings]
-    else:
+    if not groups:
         out.append("No findings.")
+    for code in groups:
+        out += [f"### {code.code} {code.name} ({code.count})", "",
+                "| group | findings | severity | listed |", "|---|--:|---|--:|"]
+        out += [f"| {group.subject_kind} {md(group.subject)} | {group.count} | {group.severity} | {len(group.shown)} |"
+                for group in code.groups]
+        if code.hidden_groups:
+            out.append(f"| {code.hidden_groups} more group(s) | {code.hidden_findings} | | 0 |")
+        out.append("")
+        for group in code.groups:
+            if not group.shown:
+                continue
+            out += [f"#### {group.subject_kind} {md(group.subject)}", "",
+                    "| task | step | ts | evidence | message |", "|---|---|---|---|---|"]
+            out += ["| " + " | ".join(md(v) for v in (
+                f["task_id"], _step(f), when(f.get("ts")), evidence(f), f["message"])) + " |" for f in group.shown]
+            if group.more:
+                out += ["", f"... and {group.more} more (`--format json` lists every finding)."]
+            out.append("")
     if quarantine:
         out += ["", "## Quarantine", "", "| file | line | reason |", "|---|---|---|"]
         out += [f"| {_cell(q['file'])} | {q['line']} | {_cell(q['reason'])} |"
@@ -132,6 +145,8 @@ def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
         if len(quarantine) > TEXT_QUARANTINE_SHOWN:
             out += ["", f"... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (`--format json` lists all)."]
     return "\n".join(out) + "\n"
+
+
 def _cell(value: object) -> str:
     # Log values end up here: keep them from closing the cell or the table row.
     text = when(value) if isinstance(value, (datetime, date)) else str(value)

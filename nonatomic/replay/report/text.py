@@ -16,7 +16,8 @@ import re
 
 import click
 
-from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, evidence, extras, seconds, when
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, evidence, extras,
+                                           seconds, when)
 
 _GLYPHS = {"task_start": "▶", "task_end": "■", "start": "┌", "acquire": "┏", "release": "┗", "expiry": "╧"}
 _ENDS = {"ok": "└", "failed": "✗", "unknown": "?"}
@@ -98,20 +99,36 @@ def _extras(row: Row) -> str:
     return text if len(text) <= EXTRAS_WIDTH else text[: EXTRAS_WIDTH - 1] + "…"
 
 
-def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
+def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> str:
+    """Findings by code, then tool, lock or task: counts, the first few of each group in full."""
     out = []
-    for f in findings:
-        out.append(f"{_where(f)}: {f['code']} {f['name']} [{f['severity']}] "
-                   f"task {f['task_id']} step {f.get('step', '-')} at {when(f.get('ts'))}: {f['message']}")
-        for event in (f.get("events") or [])[1:]:
-            out.append(f"    also {event['file']}:{event['line']}")
+    for code in groups:
+        out.append(f"{code.code} {code.name}: {code.count} finding(s) in {len(code.groups) + code.hidden_groups} "
+                   f"group(s)")
+        for group in code.groups:
+            out.append(f"  {group.subject_kind} {clean(group.subject)}: {group.count} finding(s), {group.severity}")
+            for f in group.shown:
+                out.append(f"    {clean(_where(f))}: {f['code']} {f['name']} [{f['severity']}] "
+                           f"task {clean(f['task_id'])} step {clean(_step(f))} at {clean(when(f.get('ts')))}: "
+                           f"{clean(f['message'])}")
+                out.extend(f"        also {clean(e['file'])}:{e['line']}" for e in (f.get("events") or [])[1:])
+            if group.more:
+                out.append(f"    ... and {group.more} more")
+        if code.hidden_groups:
+            out.append(f"  ... and {code.hidden_groups} more group(s) with {code.hidden_findings} finding(s)")
+    if any(g.more for code in groups for g in code.groups) or any(code.hidden_groups for code in groups):
+        out.append("(--format json lists every finding)")
     if quarantine:
         out.append(f"Quarantined {len(quarantine)} line(s):")
-        out.extend(f"  {q['file']}:{q['line']}: {q['reason']}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
+        out.extend(f"  {clean(q['file'])}:{q['line']}: {clean(q['reason'])}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
         if len(quarantine) > TEXT_QUARANTINE_SHOWN:
             out.append(f"  ... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (--format json lists all)")
     out.append(_counts_line(summary))
     return "\n".join(out) + "\n"
+
+
+def _step(finding: dict) -> object:
+    return "-" if finding.get("step") is None else finding["step"]
 
 
 def _where(finding: dict) -> str:
