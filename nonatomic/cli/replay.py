@@ -13,9 +13,7 @@ import click
 
 from nonatomic.cli.common import codes, progress, usage_error, write
 from nonatomic.config import ConfigError
-
-_RANK = {"error": 3, "warning": 2, "info": 1}
-_FAIL_ON = {**_RANK, "never": 99}
+from nonatomic.rules.severity import SEVERITIES, rank
 
 
 class _Instant(click.ParamType):
@@ -49,7 +47,7 @@ class _Instant(click.ParamType):
 @click.option("--until", type=_Instant(), help="Report findings before this time.")
 @click.option("--max-findings", type=click.IntRange(min=0),
               help="List at most N findings in full (any format); the summary still counts all.")
-@click.option("--fail-on", type=click.Choice(list(_FAIL_ON)), default="error", show_default=True,
+@click.option("--fail-on", type=click.Choice([*SEVERITIES, "never"]), default="error", show_default=True,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--strict", is_flag=True, help="Exit 2 when any line was quarantined.")
 @click.option("--memory-limit", help="DuckDB memory limit, e.g. 1GB (larger data spills to disk).")
@@ -96,7 +94,8 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
     if strict and summary["quarantined"]:
         click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
         sys.exit(2)
-    sys.exit(1 if any(_RANK.get(s, 0) >= _FAIL_ON[fail_on] for s in severities) else 0)
+    failing = fail_on != "never" and any(rank(s) <= rank(fail_on) for s in severities)
+    sys.exit(1 if failing else 0)
 
 
 def restrict(session, tasks) -> None:

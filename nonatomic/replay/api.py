@@ -18,7 +18,7 @@ from nonatomic.replay.findings import Findings
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
-from nonatomic.replay.ingest.mapping import Mapping, load_mapping, parse_mapping
+from nonatomic.replay.ingest.mapping import FieldMapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
@@ -132,7 +132,7 @@ def _instant(value: object) -> datetime | None:
 
 def open_logs(
     logs: Iterable[str | Path] | str | Path,
-    mapping: str | Path | dict | Mapping | None = None,
+    mapping: str | Path | dict | FieldMapping | None = None,
     *,
     db: str | Path | None = None,
     input_format: str = "auto",

@@ -63,7 +63,7 @@ def validate_settings(settings: Mapping[str, object]) -> dict[str, object]:
     return checked
 
 
-def _codes(key, value) -> list[int]:
+def _status_codes(key, value) -> list[int]:
     if not isinstance(value, (list, tuple)) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
@@ -85,4 +85,4 @@ def _pattern(key, value) -> str:
     return value
 
 
-_SETTING_CHECKS = {"non_retryable": _codes, "min_backoff_ms": _milliseconds, "read_tools": _pattern}
+_SETTING_CHECKS = {"non_retryable": _status_codes, "min_backoff_ms": _milliseconds, "read_tools": _pattern}

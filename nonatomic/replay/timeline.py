@@ -21,16 +21,16 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 
 from nonatomic.replay.ingest.schema import EVENT_ORDER
-from nonatomic.replay.report.model import OUTCOME, Lane, Row, Span, Timeline, duration
+from nonatomic.replay.report.model import Lane, Row, Span, Timeline, duration
 from nonatomic.replay.settings import DEFAULT_SETTINGS
-from nonatomic.rules.replay.views import EVENT_ROWS, LEASES, LOCK_EVENTS, OPS, WRITE, events_stage
+from nonatomic.rules.replay.views import EVENT_ROWS, LEASES, LOCK_EVENTS, OPS, OUTCOME, WRITE, events_stage
+from nonatomic.rules.severity import rank
 
 MAX_EVENTS = 200
 """Events drawn per task; witnesses of findings, task start/end and their neighbours first."""
 MAX_TASKS = 100
 """Tasks drawn per page or terminal run; the rest are named in a note."""
 
-_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 _LOCK_OPS = ("lock_acquire", "lock_release")
 _COLUMNS = ("event_id", "file", "line", "ts", "seq", "step", "attempt", "op", "phase", "status", "code",
             "tool", "target", "idempotency_key", "owner", "ttl_ms", "error")
@@ -40,8 +40,8 @@ def tasks_to_draw(findings: Iterable[Mapping], limit: int = MAX_TASKS) -> tuple[
     """Tasks with findings, the most severe first (then by id), and how many more were left out."""
     worst: dict[str, tuple[int, int]] = {}
     for f in findings:
-        rank, count = worst.get(f["task_id"], (9, 0))
-        worst[f["task_id"]] = (min(rank, _SEVERITY_RANK.get(f["severity"], 9)), count + 1)
+        worst_rank, count = worst.get(f["task_id"], (rank(f["severity"]), 0))
+        worst[f["task_id"]] = (min(worst_rank, rank(f["severity"])), count + 1)
     ordered = sorted(worst, key=lambda task: (worst[task][0], -worst[task][1], task))
     return ordered[:limit], max(0, len(ordered) - limit)
 

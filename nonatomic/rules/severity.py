@@ -4,3 +4,8 @@ from __future__ import annotations
 
 SEVERITIES = ("error", "warning", "info")
 """Most severe first."""
+
+
+def rank(severity: str) -> int:
+    """0 for the most severe; a severity outside the order ranks below all of it."""
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)

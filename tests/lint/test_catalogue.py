@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import ast
 import pkgutil
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -216,3 +218,14 @@ def test_gates(gate, source, expected):
     from nonatomic.rules.lint.triggers import gates
 
     assert getattr(gates, gate)(gates.SyntaxIndex(ast.parse(source))) is expected
+
+
+def test_rule_test_files_are_named_for_one_rule_and_cover_it_only():
+    # test_<rule module>.py; tests of several rules together are named for the code they lint
+    modules = {entry.module.rpartition(".")[2]: entry.code for entry in CATALOGUE}
+    files = sorted(Path(__file__).parent.glob("test_na*.py"))
+    assert files
+    for path in files:
+        rule = path.stem.removeprefix("test_")
+        assert rule in modules, f"{path.name}: name it test_<rule module>.py"
+        assert set(re.findall(r"\bNA\d{3}\b", path.read_text("utf-8"))) == {modules[rule]}, path.name

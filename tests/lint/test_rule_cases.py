@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
+from pathlib import Path
+
 import libcst as cst
 import pytest
 
@@ -48,3 +51,36 @@ def test_rule_is_documented_in_ruff_style(rule):
         assert section in doc, f"{rule.code} lacks {section!r}"
     assert rule.VALID and rule.INVALID, f"{rule.code} needs VALID and INVALID cases"
     assert rule.severity in ("error", "warning", "info")
+
+
+class _CaseStrings(cst.CSTVisitor):
+    """The string literals of a rule module's VALID and INVALID lists, as spelled."""
+
+    def __init__(self) -> None:
+        self.spelled: list[str] = []
+        self.inside = False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.inside = any(isinstance(t.target, cst.Name) and t.target.value in ("VALID", "INVALID")
+                          for t in node.targets)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        self.inside = False
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if self.inside:
+            self.spelled.append(node.value)
+
+    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> bool:
+        if self.inside:
+            self.spelled.append(cst.Module([]).code_for_node(node))
+        return False
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_cases_are_spelled_one_way(rule):
+    # triple-quoted, opening with a newline, indented with the code around them (base.source)
+    strings = _CaseStrings()
+    cst.parse_module(Path(inspect.getfile(rule)).read_text("utf-8")).visit(strings)
+    assert len(strings.spelled) >= len(rule.VALID) + len(rule.INVALID)
+    assert [s for s in strings.spelled if not s.startswith('"""\n')] == []

@@ -131,5 +131,6 @@ def test_one_task_restricted_before_the_stages_gives_its_findings(tmp_path):
         for task in chosen:
             assert replay.restrict([task]) == []
             assert replay.detect(tasks=[task]) == by_task[task]
-            assert replay.summary() == summary  # what was read, not what the detectors saw
+            # the counts are of what was read, not of what the detectors saw
+            assert {**replay.summary(), "findings": 0} == {**summary, "findings": 0}
         assert replay.restrict(["no-such-task"]) == ["no-such-task"]

@@ -66,7 +66,7 @@ def test_every_kind_of_bad_line_is_quarantined_with_its_line_and_reason(tmp_path
 
 
 def test_a_bad_line_before_many_good_ones_keeps_their_numbers(tmp_path):
-    # Rejected lines never reach the stage; later lines must still get their own numbers.
+    # Rejected lines never reach the converted table; later lines must still get their own numbers.
     records = [event(i % 60, seq=i) for i in range(1, 3001)]
     lines = [json.dumps(r).encode() for r in records]
     for n in (5, 6, 1500, 2999):

@@ -33,8 +33,8 @@ FAST = {"clean with extras", "a bad value", "bad values and extras in order"}
 
 def ingested(path, monkeypatch, fast: bool):
     taken = []
-    stage = ndjson.stage if fast else (lambda *args: False)
-    monkeypatch.setattr(ndjson, "stage", lambda *args: taken.append(stage(*args)) or taken[-1])
+    convert = ndjson.convert_file if fast else (lambda *args: False)
+    monkeypatch.setattr(ndjson, "convert_file", lambda *args: taken.append(convert(*args)) or taken[-1])
     with open_logs(path) as replay:
         events = replay.con.execute(
             "SELECT * EXCLUDE (event_id, extra), CAST(extra AS VARCHAR) FROM events ORDER BY line").fetchall()

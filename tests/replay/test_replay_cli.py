@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -86,7 +87,43 @@ def test_text_and_markdown(duplicate_refund, tmp_path):
     assert run("--format", "md", "--output", out, "--fail-on", "never", duplicate_refund).exit_code == 0
     markdown = out.read_text()
     assert markdown.startswith("# nonatomic replay")
-    assert f"| {duplicate_refund} | 6 | invalid JSON |" in markdown
+    assert f"| {md_text(duplicate_refund)} | 6 | invalid JSON |" in markdown
+
+
+def md_text(value: object) -> str:
+    """What a reader sees: the Markdown report escapes `_` (and the other specials) in log values."""
+    return str(value).replace("_", "\\_")
+
+
+HOSTILE = "evil\x1b[2J\x1b]0;pwned\x07\r\u202eline"
+"""Terminal escapes (ESC, an OSC title, BEL, a carriage return) and a bidi override."""
+
+
+@pytest.fixture
+def hostile_log(tmp_path):
+    # Every value a report prints comes from the log: task id, tool, target, the file name,
+    # and a quarantined line whose reason quotes its bad timestamp.
+    values = {"task_id": HOSTILE, "tool": f"refund{HOSTILE}", "target": f"order:{HOSTILE}"}
+    return write(tmp_path / f"log{HOSTILE[4:9]}.jsonl", ev(1, status="timeout", **values), ev(4, attempt=2, **values),
+                 {**ev(5, **values), "ts": f"noon{HOSTILE}"})
+
+
+def test_text_report_cannot_drive_the_terminal(hostile_log):
+    result = run("--fail-on", "never", hostile_log)
+    assert result.exit_code == 0, result.output
+    assert "NR303" in result.output and "Quarantined 1 line(s)" in result.output
+    for unsafe in ("\x1b", "\x07", "\r", "\u202e"):
+        assert unsafe not in result.output
+    assert "evil\\x1b[2J\\x1b]0;pwned\\x07\\x0d\\u202eline" in result.output
+
+
+def test_markdown_report_escapes_like_the_markdown_timeline(tmp_path):
+    link = "[click](https://example.invalid/x) <img src=x> `code` *bold*"
+    log = write(tmp_path / "log.jsonl", ev(1, status="timeout", task_id=link), ev(4, attempt=2, task_id=link))
+    markdown = run("--format", "md", "--fail-on", "never", log).output
+    assert "NR303" in markdown
+    assert not re.search(r"(?<!\\)[\[<`*]", markdown.split("## Findings")[1].replace("|---", ""))
+    assert "\\[click\\](https://example.invalid/x) \\<img src=x\\> \\`code\\` \\*bold\\*" in markdown
 
 
 def test_unreadable_input_and_bad_mapping_exit_2(clean_log, tmp_path):

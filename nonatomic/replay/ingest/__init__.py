@@ -1,6 +1,6 @@
 """Ingest log files into the events and quarantine tables, accounting for every line.
 
-Per file, in one transaction: number the records (staging them in file
+Per file, in one transaction: number the records (converting them into a table in file
 order unless the reader numbers them, records.py), then copy good ones to
 `events`, bad ones and the lines the reader rejected to `quarantine`, and
 note the file in the ledger.  Each file's
@@ -19,10 +19,10 @@ from nonatomic.replay.ingest import ledger, ndjson, otlp
 from nonatomic.replay.ingest.database import transaction, unordered
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import InputError, LogFile
-from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, reader_for
-from nonatomic.replay.ingest.records import RAW_KEPT, STAGE, records_sql, stage_sql
+from nonatomic.replay.ingest.records import CONVERTED, RAW_KEPT, converted_sql, records_sql
 from nonatomic.replay.ingest.schema import EVENT_ROWS
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
@@ -48,11 +48,11 @@ class IngestResult:
     quarantined: int = 0
 
 
-def ingest(con, logs: list[LogFile], mapping: Mapping | None = None, *, persistent: bool = False,
+def ingest(con, logs: list[LogFile], mapping: FieldMapping | None = None, *, persistent: bool = False,
            max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
            on_file: Callable[[LogFile, int], None] | None = None) -> IngestResult:
     """Ingest each file; `on_file(log, total)` is called after each (for progress)."""
-    mapping = mapping or Mapping()
+    mapping = mapping or FieldMapping()
     result = IngestResult()
     for log in logs:
         plan = ledger.plan(con, log, persistent)
@@ -70,7 +70,7 @@ def ingest(con, logs: list[LogFile], mapping: Mapping | None = None, *, persiste
     return result
 
 
-def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line_bytes: int):
+def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: FieldMapping, max_line_bytes: int):
     try:
         records = _records(con, log, mapping, max_line_bytes)
         with transaction(con):
@@ -78,7 +78,7 @@ def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_lin
     except duckdb.Error as exc:
         raise InputError(f"{log.path}: cannot read as {log.format}: {str(exc).splitlines()[0]}") from exc
     finally:
-        for table in (STAGE, REJECTS, REJECT_SCANS):
+        for table in (CONVERTED, REJECTS, REJECT_SCANS):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     return counts
 
@@ -92,21 +92,21 @@ class _Records:
     params: dict
 
 
-def _records(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> _Records:
-    if log.format == "jsonl" and ndjson.stage(con, log, mapping, max_line_bytes):
+def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int) -> _Records:
+    if log.format == "jsonl" and ndjson.convert_file(con, log, mapping, max_line_bytes):
         return _Records(f"({_numbered_sql(0, False, max_line_bytes)})", {})
     params = Params()
     reader = reader_for(con, log, mapping, params, max_line_bytes)
     if reader.line is not None:
-        # The reader numbers its records: no staging, the loads scan the file itself.
+        # The reader numbers its records: no converted table, the loads scan the file itself.
         return _Records(f"({records_sql(reader, mapping, params)})", params.values)
-    # Staged outside the transaction: rows written inside one get row ids
-    # from a far-off range, and the stage's row ids are its record numbers.
+    # Converted outside the transaction: rows written inside one get row ids
+    # from a far-off range, and the converted table's row ids are its record numbers.
     for table in (REJECTS, REJECT_SCANS):
         con.execute(f"DROP TABLE IF EXISTS {table}")
-    con.execute(stage_sql(reader, mapping, params), params.values)
+    con.execute(converted_sql(reader, mapping, params), params.values)
     rejected = reader.has_rejects and con.execute(f"SELECT count(*) FROM {REJECTS}").fetchone()[0] > 0
-    spanning = reader.breaks != "0" and con.execute(f"SELECT coalesce(max(breaks), 0) FROM {STAGE}").fetchone()[0] > 0
+    spanning = reader.breaks != "0" and con.execute(f"SELECT coalesce(max(breaks), 0) FROM {CONVERTED}").fetchone()[0] > 0
     return _Records(f"({_numbered_sql(reader.header_lines, rejected, max_line_bytes, spanning)})", {})
 
 
@@ -143,7 +143,7 @@ def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int,
 
 
 def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int, spanning: bool = False) -> str:
-    """The staged records with their line numbers, plus the rejected lines.
+    """The converted records with their line numbers, plus the rejected lines.
 
     Records are numbered first (the CSV reader numbers its rejects that way
     too), then, when some record spans lines (`spanning`), each moves down by
@@ -157,16 +157,16 @@ def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int, spanni
 
 
 def _record_numbers_sql(header_lines: int, rejected: bool, max_line_bytes: int) -> str:
-    """The staged records and the rejected ones, each numbered as if every record were a line.
+    """The converted records and the rejected ones, each numbered as if every record were a line.
 
-    Staged rows are numbered by position.  Lines the reader rejected never
-    reached the stage, so each staged row moves down by the number of
+    Converted rows are numbered by position.  Lines the reader rejected never
+    reached the converted table, so each converted row moves down by the number of
     rejected lines before it: the i-th rejected line (line r) comes after
-    r - header - i staged rows, which an ASOF join looks up.
+    r - header - i converted rows, which an ASOF join looks up.
     """
     first = 1 + header_lines
     if not rejected:
-        return f"SELECT rowid + {first} AS line, * FROM {STAGE}"
+        return f"SELECT rowid + {first} AS line, * FROM {CONVERTED}"
     reasons = " ".join(
         f"WHEN '{kind}' THEN '{text.format(max_line_bytes=int(max_line_bytes))}'"
         for kind, text in _REJECT_REASONS.items()
@@ -184,9 +184,9 @@ def _record_numbers_sql(header_lines: int, rejected: bool, max_line_bytes: int) 
             FROM rejected
         ),
         steps AS (SELECT before, max(shift) AS shift FROM shifts GROUP BY before),
-        staged AS (SELECT rowid + 1 AS position, * FROM {STAGE})
-        SELECT position + {header_lines} + coalesce(steps.shift, 0) AS line, staged.* EXCLUDE (position)
-        FROM staged ASOF LEFT JOIN steps ON staged.position > steps.before
+        converted AS (SELECT rowid + 1 AS position, * FROM {CONVERTED})
+        SELECT position + {header_lines} + coalesce(steps.shift, 0) AS line, converted.* EXCLUDE (position)
+        FROM converted ASOF LEFT JOIN steps ON converted.position > steps.before
         UNION ALL BY NAME
         SELECT line, false AS blank, reason, raw FROM rejected
     """

@@ -19,7 +19,7 @@ class DatabaseError(Exception):
 def connect(db: str | None = None, memory_limit: str | None = None, threads: int | None = None):
     """A connection with the replay tables; in memory unless `db` names a file."""
     config: dict[str, object] = {
-        # Line numbers are row positions in staging tables: rows keep file order
+        # Line numbers are row positions in converted tables: rows keep file order
         # unless a statement runs `unordered`.
         "preserve_insertion_order": True,
     }

@@ -26,7 +26,7 @@ class MappingError(Exception):
 
 
 @dataclass(frozen=True)
-class Mapping:
+class FieldMapping:
     fields: dict[str, str] = field(default_factory=dict)
     values: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -41,7 +41,7 @@ class Mapping:
         return {name for canonical in FIELDS for name in self.sources(canonical)}
 
 
-def load_mapping(path: str | Path) -> Mapping:
+def load_mapping(path: str | Path) -> FieldMapping:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -53,7 +53,7 @@ def load_mapping(path: str | Path) -> Mapping:
     return parse_mapping(document or {}, source=str(path))
 
 
-def parse_mapping(document: object, source: str = "mapping") -> Mapping:
+def parse_mapping(document: object, source: str = "mapping") -> FieldMapping:
     if not isinstance(document, dict):
         raise MappingError(f"{source}: a mapping must be a YAML mapping with 'fields' and/or 'values'")
     unknown = set(document) - {"fields", "values"}
@@ -74,7 +74,7 @@ def parse_mapping(document: object, source: str = "mapping") -> Mapping:
             raise MappingError(f"{source}: values.{canonical}: only text fields can have their values mapped")
         table = _section(table, source, f"values.{canonical}")
         values[canonical] = {_scalar(k, source, canonical): _scalar(v, source, canonical) for k, v in table.items()}
-    return Mapping(fields=dict(fields), values=values)
+    return FieldMapping(fields=dict(fields), values=values)
 
 
 def _section(value: object, source: str, name: str) -> dict:

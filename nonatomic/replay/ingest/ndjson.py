@@ -5,7 +5,7 @@ quarantined with its number instead of aborting the scan; that is one JSON
 parse for the fields and one more for the names of the extra fields.  DuckDB's
 JSON reader parses each line once, but it stops at the first bad line and
 skips blank ones, so its rows are the file's lines only when every line is a
-JSON object.  `stage` stages a file with it when that is proven, and else
+JSON object.  `convert_file` converts a file with it when that is proven, and else
 returns False (the caller then uses the line reader):
 
 - a scan of the raw lines (the line reader's own CSV scan, which rejects
@@ -35,18 +35,18 @@ import duckdb
 from nonatomic.replay.ingest.convert import Source
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import LogFile
-from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, Reader, jsonl_lines
-from nonatomic.replay.ingest.records import RAW_KEPT, STAGE, stage_sql
+from nonatomic.replay.ingest.records import CONVERTED, RAW_KEPT, converted_sql
 
 _LINES = "nonatomic_lines"
 _JSON_READER_OBJECT_LIMIT = 16 << 20
 """DuckDB's default `maximum_object_size`; raised for longer allowed lines."""
 
 
-def stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> bool:
-    """Stage the file's records with the JSON reader; False (and nothing staged) when it cannot be exact."""
+def convert_file(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int) -> bool:
+    """Convert the file's records with the JSON reader; False (and nothing converted) when it cannot be exact."""
     params = Params()
     scan = (f"read_json({params(log.path)}, format='newline_delimited', records=true, maximum_depth=1, "
             f"compression='{log.compression}', "
@@ -65,19 +65,19 @@ def stage(con, log: LogFile, mapping: Mapping, max_line_bytes: int) -> bool:
         lines = _plain_lines(con, log, max_line_bytes, extras)
         if lines is None:
             return False
-        con.execute(stage_sql(reader, mapping, params), params.values)
-        staged, bad = con.execute(f"SELECT count(*), count(reason) FROM {STAGE}").fetchone()
-        return staged == lines and (bad == 0 or _quote_bad_lines(con, log, max_line_bytes, extras))
+        con.execute(converted_sql(reader, mapping, params), params.values)
+        converted, bad = con.execute(f"SELECT count(*), count(reason) FROM {CONVERTED}").fetchone()
+        return converted == lines and (bad == 0 or _quote_bad_lines(con, log, max_line_bytes, extras))
     except duckdb.Error:
         return False
 
 
 def _quote_bad_lines(con, log: LogFile, max_line_bytes: int, extras: list[str]) -> bool:
-    """Give the staged rows that will be quarantined the text of their line, which the JSON reader does not keep.
+    """Give the converted rows that will be quarantined the text of their line, which the JSON reader does not keep.
 
     Far cheaper than reading the whole file again with the line reader for a
     few bad lines.  Both scans hold every line in file order (checked by the
-    caller), so a line has the same row id in the stage and in the table of
+    caller), so a line has the same row id in the converted table and in the table of
     lines.  False when a line could list its extra fields in another order
     than the rebuilt ones: the line reader keeps each line's own order, and
     taking this path must not change the result.
@@ -102,8 +102,8 @@ def _quote_bad_lines(con, log: LogFile, max_line_bytes: int, extras: list[str]) 
             ).fetchone()[0]
             if not ordered:
                 return False
-        con.execute(f"UPDATE {STAGE} SET raw = left({_LINES}.line, {RAW_KEPT}) FROM {_LINES} "
-                    f"WHERE {STAGE}.reason IS NOT NULL AND {_LINES}.rowid = {STAGE}.rowid")
+        con.execute(f"UPDATE {CONVERTED} SET raw = left({_LINES}.line, {RAW_KEPT}) FROM {_LINES} "
+                    f"WHERE {CONVERTED}.reason IS NOT NULL AND {_LINES}.rowid = {CONVERTED}.rowid")
     finally:
         con.execute(f"DROP TABLE IF EXISTS {_LINES}")
     return True
@@ -135,7 +135,7 @@ def _plain_lines(con, log: LogFile, max_line_bytes: int, extras: list[str]) -> i
     return count if plain and not nulls and not rejected else None
 
 
-def _reader(relation: str, columns: list[str], extras: list[str], mapping: Mapping, params: Params) -> Reader:
+def _reader(relation: str, columns: list[str], extras: list[str], mapping: FieldMapping, params: Params) -> Reader:
     def text(name: str) -> str:
         # The line reader's json_extract_string: strings unquoted, numbers as DuckDB renders them.
         return f"json_extract_string(struct_extract(r, {params(name)}), '$')"

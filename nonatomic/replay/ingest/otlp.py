@@ -53,10 +53,10 @@ from nonatomic.replay.ingest.convert import Source
 from nonatomic.replay.ingest.database import transaction
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import InputError, LogFile
-from nonatomic.replay.ingest.mapping import Mapping, MappingError
+from nonatomic.replay.ingest.mapping import FieldMapping, MappingError
 from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import Reader
-from nonatomic.replay.ingest.records import STAGE, stage_sql
+from nonatomic.replay.ingest.records import CONVERTED, converted_sql
 from nonatomic.replay.ingest.schema import EVENT_ROWS
 
 RECORDS = "nonatomic_otlp_records"
@@ -90,7 +90,7 @@ class _Bad(Exception):
     """A line or span that cannot be read; the message is the quarantine reason."""
 
 
-def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line_bytes: int) -> tuple[int, int, int]:
+def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: FieldMapping, max_line_bytes: int) -> tuple[int, int, int]:
     """Ingest one OTLP file (the OTLP counterpart of ingest._ingest_file): (records, events, quarantined)."""
     unsupported = sorted(set(mapping.fields) - set(OVERRIDABLE))
     if unsupported:
@@ -106,14 +106,14 @@ def ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: Mapping, max_line
         con.execute(f"CREATE OR REPLACE TEMP TABLE {RECORDS} AS "
                     f"SELECT CAST(line AS BIGINT) AS line, {text} FROM nonatomic_otlp_frame")
         params = Params()
-        con.execute(stage_sql(_reader(), mapping, params), params.values)
+        con.execute(converted_sql(_reader(), mapping, params), params.values)
         with transaction(con):
             counts = _load(con, log, plan)
     except duckdb.Error as exc:
         raise InputError(f"{log.path}: cannot read as otlp: {str(exc).splitlines()[0]}") from exc
     finally:
         con.unregister("nonatomic_otlp_frame")
-        for table in (STAGE, RECORDS):
+        for table in (CONVERTED, RECORDS):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     return counts
 
@@ -132,8 +132,8 @@ def _reader() -> Reader:
 
 
 def _load(con, log: LogFile, plan: ledger.Plan) -> tuple[int, int, int]:
-    # Staged rows and records share their order (both tables are filled by one ordered scan).
-    joined = f"{STAGE} s JOIN {RECORDS} r ON r.rowid = s.rowid WHERE r.line > $after"
+    # Converted rows and records share their order (both tables are filled by one ordered scan).
+    joined = f"{CONVERTED} s JOIN {RECORDS} r ON r.rowid = s.rowid WHERE r.line > $after"
     window = {"file": plan.file, "after": plan.after_line}
     stored = ledger.begin(con, plan)
     base = con.execute(f"SELECT coalesce(max(event_id), 0) FROM {EVENT_ROWS}").fetchone()[0]
@@ -154,7 +154,7 @@ def _load(con, log: LogFile, plan: ledger.Plan) -> tuple[int, int, int]:
     return records, events, quarantined
 
 
-def _records(log: LogFile, mapping: Mapping, max_line_bytes: int):
+def _records(log: LogFile, mapping: FieldMapping, max_line_bytes: int):
     """Rows of the records table, in file order: events of tool spans, and quarantined items."""
     spans: list[_Span | tuple[int, str, str]] = []
     conversations: dict[str, str] = {}
@@ -276,7 +276,7 @@ def _is_tool(span: _Span) -> bool:
     return span.attributes.get("gen_ai.operation.name") == TOOL_OPERATION or span.name.startswith(TOOL_OPERATION + " ")
 
 
-def _number(spans: list[_Span], conversations: dict[str, str], mapping: Mapping) -> None:
+def _number(spans: list[_Span], conversations: dict[str, str], mapping: FieldMapping) -> None:
     """Fill in each tool span's canonical fields: task, tool, and the step/attempt rules."""
     explicit = mapping.fields
     groups: dict[tuple, list[_Span]] = defaultdict(list)

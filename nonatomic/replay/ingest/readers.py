@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from nonatomic.replay.ingest.convert import Source
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import LogFile
-from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.params import Params
 
 REJECTS = "nonatomic_rejects"
@@ -48,7 +48,7 @@ class Reader:
     the records after it start that many lines further down."""
 
 
-def reader_for(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
+def reader_for(con, log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: int) -> Reader:
     if log.format == "jsonl":
         return _jsonl(log, mapping, params, max_line_bytes)
     if log.format == "csv":
@@ -68,7 +68,7 @@ def jsonl_lines(log: LogFile, params: Params, max_line_bytes: int) -> str:
             f"{_line_reader_options(log, max_line_bytes)})")
 
 
-def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
+def _jsonl(log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: int) -> Reader:
     names: list[str] = []
     positions: dict[str, list[int]] = {}
     for field in FIELDS:
@@ -105,7 +105,7 @@ def _jsonl(log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) 
     )
 
 
-def _csv(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: int) -> Reader:
+def _csv(con, log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: int) -> Reader:
     options = f"header=true, all_varchar=true, strict_mode=true, {_line_reader_options(log, max_line_bytes)}"
     columns = _describe(con, "read_csv", log.path, options)
     relation = f"read_csv({params(log.path)}, {options}) AS r"
@@ -115,7 +115,7 @@ def _csv(con, log: LogFile, mapping: Mapping, params: Params, max_line_bytes: in
                                   f"THEN len(string_split(concat({values}), chr(10))) - 1 ELSE 0 END")
 
 
-def _parquet(con, log: LogFile, mapping: Mapping, params: Params) -> Reader:
+def _parquet(con, log: LogFile, mapping: FieldMapping, params: Params) -> Reader:
     columns = _describe(con, "read_parquet", log.path, "")
     relation = f"read_parquet({params(log.path)}) AS r"
     reader = _columnar(relation, columns, mapping, params, header_lines=0, has_rejects=False)
@@ -128,7 +128,7 @@ def _describe(con, function: str, path: str, options: str) -> dict[str, str]:
     return {name: type_ for name, type_, *_ in rows}
 
 
-def _columnar(relation: str, columns: dict[str, str], mapping: Mapping, params: Params,
+def _columnar(relation: str, columns: dict[str, str], mapping: FieldMapping, params: Params,
               header_lines: int, has_rejects: bool) -> Reader:
     def value(name: str) -> str:
         return f"struct_extract(r, {params(name)})"

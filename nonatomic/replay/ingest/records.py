@@ -2,7 +2,7 @@
 
 One parallel scan produces both the events and the quarantine of a file.
 Readers that know each record's line (Parquet row numbers) are loaded from
-this query directly.  The others are staged first: the staging table keeps
+this query directly.  The others are converted into a table first, which keeps
 file order (DuckDB preserves insertion order), so a row's position in it is
 its record number.
 """
@@ -11,31 +11,32 @@ from __future__ import annotations
 
 from nonatomic.replay.ingest.convert import Source, column, problem
 from nonatomic.replay.ingest.fields import FIELDS
-from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import Reader
 
-STAGE = "nonatomic_stage"
+CONVERTED = "nonatomic_converted"
+"""The table of one file's converted records (ingest reads it twice: events and quarantine)."""
 RAW_KEPT = 1000
 """Characters of a quarantined line kept in the quarantine table."""
 
 
-def stage_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
-    """CREATE the staging table from records_sql()."""
-    return f"CREATE OR REPLACE TEMP TABLE {STAGE} AS {records_sql(reader, mapping, params)}"
+def converted_sql(reader: Reader, mapping: FieldMapping, params: Params) -> str:
+    """CREATE the converted table from records_sql()."""
+    return f"CREATE OR REPLACE TEMP TABLE {CONVERTED} AS {records_sql(reader, mapping, params)}"
 
 
-def records_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
+def records_sql(reader: Reader, mapping: FieldMapping, params: Params) -> str:
     """SELECT the event columns, `extra`, `blank`, `reason`, `breaks`, `raw` (and `line` when the
     reader has it)."""
     converted, sources, problems = [], [], []
     for field, source in reader.sources.items():
         converted.append(f"{column(field, source, mapping.values.get(field), params)} AS {field}")
-        staged = None
+        selected = None
         if source is not None:
             sources.append(f"{source.sql} AS source_{field}")
-            staged = Source(f"source_{field}", source.type)
-        check = problem(field, staged, field, missing_reason(field, mapping), params)
+            selected = Source(f"source_{field}", source.type)
+        check = problem(field, selected, field, missing_reason(field, mapping), params)
         if check is not None:
             problems.append(check)
     # Joining the texts costs a string per record; most records have no problem at all.
@@ -57,7 +58,7 @@ def records_sql(reader: Reader, mapping: Mapping, params: Params) -> str:
     """
 
 
-def missing_reason(field: str, mapping: Mapping) -> str:
+def missing_reason(field: str, mapping: FieldMapping) -> str:
     """The quarantine reason of a missing required field (both engines word it alike)."""
     if field in mapping.fields:
         return f"missing {field} (field {mapping.fields[field]!r})"

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from nonatomic import __version__
 from nonatomic.replay.report.assets import CSS, SCRIPT, content_security_policy
 from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, extras, seconds
-from nonatomic.replay.report.svg import e, svg
-from nonatomic.rules.severity import SEVERITIES
+from nonatomic.replay.report.svg import escape_html, svg
+from nonatomic.rules.severity import SEVERITIES, rank
 
 VALUE_CHARS = 300
 """Longer log-derived texts in the findings table (messages, tasks, groups) are cut here, so the page
@@ -54,19 +54,19 @@ def timeline_page(timelines: list[Timeline], omitted_tasks: int) -> str:
 
 def _page(title: str, body: list[str], with_script: bool) -> str:
     head = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f'<meta http-equiv="Content-Security-Policy" content="{e(content_security_policy(with_script))}">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{escape_html(content_security_policy(with_script))}">\n'
             f'<meta name="referrer" content="no-referrer">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n")
+            f"<title>{escape_html(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n")
     tail = "\n</main>\n" + (f"<script>{SCRIPT}</script>\n" if with_script else "") + "</body>\n</html>\n"
     return head + "\n".join(body) + tail
 
 
 def _summary(summary: Mapping, by_severity: Mapping[str, int]) -> str:
     cells = [*summary.items(), *((s, by_severity.get(s, 0)) for s in SEVERITIES)]
-    items = "".join(f"<div><dt>{e(k)}</dt><dd>{e(v)}</dd></div>" for k, v in cells)
-    return (f'<p class="meta">nonatomic {e(__version__)}: lines read = events + quarantined '
-            f'({e(summary["lines"])} = {e(summary["events"])} + {e(summary["quarantined"])})</p>'
+    items = "".join(f"<div><dt>{escape_html(k)}</dt><dd>{escape_html(v)}</dd></div>" for k, v in cells)
+    return (f'<p class="meta">nonatomic {escape_html(__version__)}: lines read = events + quarantined '
+            f'({escape_html(summary["lines"])} = {escape_html(summary["events"])} + {escape_html(summary["quarantined"])})</p>'
             f'<dl class="summary">{items}</dl>')
 
 
@@ -77,12 +77,12 @@ def _groups(groups: list[CodeGroups]) -> str:
     rows = []
     for code in groups:
         for group in code.groups:
-            rows.append(f'<tr><td class="nowrap">{e(code.code)}</td><td class="nowrap">{e(code.name)}</td>'
-                        f"<td>{e(group.subject_kind)} {_cut(group.subject)}</td><td>{group.count}</td>"
-                        f'<td class="sev {e(group.severity)}">{e(group.severity)}</td><td>{len(group.shown)}</td>'
+            rows.append(f'<tr><td class="nowrap">{escape_html(code.code)}</td><td class="nowrap">{escape_html(code.name)}</td>'
+                        f"<td>{escape_html(group.subject_kind)} {_cut(group.subject)}</td><td>{group.count}</td>"
+                        f'<td class="sev {escape_html(group.severity)}">{escape_html(group.severity)}</td><td>{len(group.shown)}</td>'
                         f'<td class="note">{f"… and {group.more} more" if group.more else ""}</td></tr>')
         if code.hidden_groups:
-            rows.append(f'<tr><td class="nowrap">{e(code.code)}</td><td class="nowrap">{e(code.name)}</td>'
+            rows.append(f'<tr><td class="nowrap">{escape_html(code.code)}</td><td class="nowrap">{escape_html(code.name)}</td>'
                         f'<td class="note">{code.hidden_groups} more group(s)</td><td>{code.hidden_findings}</td>'
                         f'<td></td><td>0</td><td class="note">not listed</td></tr>')
     heads = "".join(f"<th>{h}</th>" for h in ("code", "name", "group", "findings", "severity", "listed", ""))
@@ -94,18 +94,17 @@ def _findings_table(findings: list[dict], total: int, drawn: Mapping[str, str], 
     if not findings:
         return "<h2>Findings</h2><p>No findings.</p>" if not total else ""
     by_fingerprint = {f["fingerprint"]: n for t in timelines for n, f in enumerate(t.findings, 1)}
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
     rows = []
     for f in findings:
         anchor = drawn.get(f["task_id"])
         number = by_fingerprint.get(f["fingerprint"])
-        code = e(f["code"]) if anchor is None or number is None else f'<a href="#{anchor}-f{number}">{e(f["code"])}</a>'
+        code = escape_html(f["code"]) if anchor is None or number is None else f'<a href="#{anchor}-f{number}">{escape_html(f["code"])}</a>'
         task = _cut(f["task_id"]) if anchor is None else f'<a href="#{anchor}">{_cut(f["task_id"])}</a>'
-        step = "" if f.get("step") is None else e(f["step"])
-        rows.append(f'<tr data-severity="{e(f["severity"])}" data-fingerprint="{e(f["fingerprint"])}">'
-                    f'<td class="sev nowrap {e(f["severity"])}" data-sort="{rank.get(f["severity"], 9)}">'
-                    f'{e(f["severity"])}</td><td class="nowrap">{code}</td><td class="nowrap">{e(f["name"])}</td>'
-                    f'<td>{task}</td><td>{step}</td><td class="mono nowrap">{e(f.get("ts") or "")}</td>'
+        step = "" if f.get("step") is None else escape_html(f["step"])
+        rows.append(f'<tr data-severity="{escape_html(f["severity"])}" data-fingerprint="{escape_html(f["fingerprint"])}">'
+                    f'<td class="sev nowrap {escape_html(f["severity"])}" data-sort="{rank(f["severity"])}">'
+                    f'{escape_html(f["severity"])}</td><td class="nowrap">{code}</td><td class="nowrap">{escape_html(f["name"])}</td>'
+                    f'<td>{task}</td><td>{step}</td><td class="mono nowrap">{escape_html(f.get("ts") or "")}</td>'
                     f'<td class="message">{_cut(f["message"])}</td><td class="mono nowrap">{_evidence(f)}</td></tr>')
     heads = "".join(f'<th scope="col"><button type="button">{h}</button></th>'
                     for h in ("severity", "code", "name", "task", "step", "time (UTC)", "message", "evidence"))
@@ -122,7 +121,7 @@ def _findings_table(findings: list[dict], total: int, drawn: Mapping[str, str], 
 def _cut(value: object) -> str:
     """A log-derived text, escaped, cut to VALUE_CHARS."""
     text = "" if value is None else str(value)
-    return e(text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…")
+    return escape_html(text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…")
 
 
 def _evidence(finding: Mapping) -> str:
@@ -132,8 +131,8 @@ def _evidence(finding: Mapping) -> str:
 
 
 def _quarantine(quarantine: list[dict]) -> str:
-    rows = "".join(f"<tr><td>{e(q['file'])}</td><td>{e(q['line'])}</td><td>{e(q['reason'])}</td>"
-                   f"<td class=\"extra\">{e((q.get('raw') or '')[:200])}</td></tr>"
+    rows = "".join(f"<tr><td>{escape_html(q['file'])}</td><td>{escape_html(q['line'])}</td><td>{escape_html(q['reason'])}</td>"
+                   f"<td class=\"extra\">{escape_html((q.get('raw') or '')[:200])}</td></tr>"
                    for q in quarantine[:TEXT_QUARANTINE_SHOWN])
     more = (f'<p class="note">… and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more '
             "(<code>--format json</code> lists all).</p>" if len(quarantine) > TEXT_QUARANTINE_SHOWN else "")
@@ -142,7 +141,7 @@ def _quarantine(quarantine: list[dict]) -> str:
 
 
 def _timelines(timelines: list[Timeline], omitted_tasks: int, heading: str | None) -> str:
-    out = [f"<h2>{e(heading)}</h2>"] if heading else []
+    out = [f"<h2>{escape_html(heading)}</h2>"] if heading else []
     if timelines:
         out.append(_legend())
     out += [_article(t, f"t{k}") for k, t in enumerate(timelines, 1)]
@@ -156,12 +155,12 @@ def _article(t: Timeline, anchor: str) -> str:
     items = []
     for n, f in enumerate(t.findings, 1):
         where = ", ".join(_event_link(t, anchor, ev) for ev in f.get("events") or ())
-        step = "" if f.get("step") is None else f" step {e(f['step'])}"
-        items.append(f'<li id="{anchor}-f{n}"><span class="sev {e(f["severity"])}">{e(f["severity"])}</span> '
-                     f"<b>{e(f['code'])}</b> {e(f['name'])}{step}: {e(f['message'])} <span class=\"note\">({where})</span></li>")
+        step = "" if f.get("step") is None else f" step {escape_html(f['step'])}"
+        items.append(f'<li id="{anchor}-f{n}"><span class="sev {escape_html(f["severity"])}">{escape_html(f["severity"])}</span> '
+                     f"<b>{escape_html(f['code'])}</b> {escape_html(f['name'])}{step}: {escape_html(f['message'])} <span class=\"note\">({where})</span></li>")
     findings = f'<ol class="findings">{"".join(items)}</ol>' if items else ""
-    return (f'<article class="timeline" id="{anchor}"><h3>task {e(t.task_id)}</h3>'
-            f'<p class="meta">{e(t.headline())}</p><div class="svgwrap">{svg(t, anchor)}</div>{findings}'
+    return (f'<article class="timeline" id="{anchor}"><h3>task {escape_html(t.task_id)}</h3>'
+            f'<p class="meta">{escape_html(t.headline())}</p><div class="svgwrap">{svg(t, anchor)}</div>{findings}'
             f"<details><summary>events and their extra fields ({t.events_drawn} drawn)</summary>"
             f"{_events_table(t, anchor)}</details></article>")
 
@@ -174,7 +173,7 @@ def _event_link(t: Timeline, anchor: str, witness: Mapping) -> str:
 def _where(event: Mapping) -> str:
     """`name:line` of a log line; the full path on hover (paths are long, names tell logs apart)."""
     name = re.split(r"[\\/]", str(event["file"]))[-1]
-    return f'<span title="{e(event["file"])}">{e(name)}:{e(event["line"])}</span>'
+    return f'<span title="{escape_html(event["file"])}">{escape_html(name)}:{escape_html(event["line"])}</span>'
 
 
 def _events_table(t: Timeline, anchor: str) -> str:
@@ -189,18 +188,18 @@ def _events_table(t: Timeline, anchor: str) -> str:
 def _event_row(t: Timeline, anchor: str, row: Row, fields: list[str]) -> str:
     columns = len(fields) + 7
     if row.kind == "gap":
-        return f'<tr><td></td><td colspan="{columns - 1}" class="note">{e(row.text)}</td></tr>'
+        return f'<tr><td></td><td colspan="{columns - 1}" class="note">{escape_html(row.text)}</td></tr>'
     time = (f'<td class="nowrap">{clock(row.ts_ms)}</td><td>{seconds(row.ts_ms - t.start_ms)}</td>'
-            f"<td>{e(t.lanes[row.lane].label)}</td>")
+            f"<td>{escape_html(t.lanes[row.lane].label)}</td>")
     if row.kind == "expiry":
-        return f'<tr><td></td>{time}<td colspan="{columns - 4}" class="note">{e(row.text)}</td></tr>'
-    values = "".join(f"<td>{e(row.event.get(k, ''))}</td>" for k in fields)
+        return f'<tr><td></td>{time}<td colspan="{columns - 4}" class="note">{escape_html(row.text)}</td></tr>'
+    values = "".join(f"<td>{escape_html(row.event.get(k, ''))}</td>" for k in fields)
     marks = " ".join(f'<a href="#{anchor}-f{n}">[{n}]</a>' for n in row.marks)
     more = "\n".join(f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
                      for k, v in extras(row).items())
     witness = ' class="witness"' if row.marks else ""
     return (f'<tr id="{anchor}-e{row.pos}"{witness}><td>{row.pos}</td>{time}{values}<td>{marks}</td>'
-            f'<td class="nowrap">{_where(row.event)}</td><td class="extra">{e(more)}</td></tr>')
+            f'<td class="nowrap">{_where(row.event)}</td><td class="extra">{escape_html(more)}</td></tr>')
 
 
 def _legend() -> str:
@@ -208,4 +207,4 @@ def _legend() -> str:
             ("unknown", "┅ may still take effect (until a verify settles it; ▶ never settled)"),
             ("lease", "▭ lock lease (acquire to release or TTL expiry)"), ("mark", "◯ n witness of finding n"),
             ("", "┆ task start / end"), ("", "▥ events not drawn"))
-    return '<p class="legend">' + "".join(f'<span class="{c}">{e(t)}</span>' for c, t in keys) + "</p>"
+    return '<p class="legend">' + "".join(f'<span class="{c}">{escape_html(t)}</span>' for c, t in keys) + "</p>"

@@ -15,7 +15,6 @@ a message, start a statement or smuggle in HTML.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
 
 from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, evidence, extras,
                                            seconds, when)
@@ -25,7 +24,7 @@ _MERMAID_PLAIN = frozenset(" _.,/=+()'-→⚠…")
 
 
 def md(value: object) -> str:
-    """A value as literal text inside a Markdown table cell."""
+    """A value as literal text inside a Markdown table cell (every Markdown output uses this one)."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
 
 
@@ -140,14 +139,8 @@ def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> s
             out.append("")
     if quarantine:
         out += ["", "## Quarantine", "", "| file | line | reason |", "|---|---|---|"]
-        out += [f"| {_cell(q['file'])} | {q['line']} | {_cell(q['reason'])} |"
+        out += [f"| {md(q['file'])} | {md(q['line'])} | {md(q['reason'])} |"
                 for q in quarantine[:TEXT_QUARANTINE_SHOWN]]
         if len(quarantine) > TEXT_QUARANTINE_SHOWN:
             out += ["", f"... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (`--format json` lists all)."]
     return "\n".join(out) + "\n"
-
-
-def _cell(value: object) -> str:
-    # Log values end up here: keep them from closing the cell or the table row.
-    text = when(value) if isinstance(value, (datetime, date)) else str(value)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")

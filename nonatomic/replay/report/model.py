@@ -17,11 +17,6 @@ GROUP_SHOWN = 5
 GROUPS_SHOWN = 20
 """Groups listed per code; the rest are counted.  JSON lists every finding."""
 
-OUTCOME = {"ok": "ok", "completed": "ok", "timeout": "unknown", "unknown": "unknown",
-           "error": "failed", "failed": "failed", "cancelled": "failed"}
-"""A status as the outcome classes of views.OPS (anything else is `other`)."""
-
-
 @dataclass
 class Group:
     """Findings of one code about one subject (a tool, a lock or a task): a count and the first few."""

@@ -25,7 +25,8 @@ AXIS_LABEL_WIDTH = 56
 TOOLTIP_EXTRAS = 300
 
 
-def e(value: object) -> str:
+def escape_html(value: object) -> str:
+    """A value as HTML text or attribute value (quotes escaped too)."""
     return escape(str(value), quote=True)
 
 
@@ -33,7 +34,7 @@ def svg(t: Timeline, anchor: str) -> str:
     """The chart of `t`; `anchor` prefixes the ids of the event rows and findings it links to."""
     chart = _Chart(t)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{chart.width}" height="{chart.height}" '
-             f'viewBox="0 0 {chart.width} {chart.height}" role="img" aria-label="{e("timeline of task " + t.task_id)}">']
+             f'viewBox="0 0 {chart.width} {chart.height}" role="img" aria-label="{escape_html("timeline of task " + t.task_id)}">']
     parts += chart.lanes() + chart.gaps() + chart.edges() + chart.spans() + chart.events(anchor) + chart.axis()
     parts.append("</svg>")
     return "".join(parts)
@@ -61,12 +62,12 @@ class _Chart:
             label = lane.label if len(lane.label) <= LABEL_CHARS else lane.label[: LABEL_CHARS - 1] + "…"
             out.append(f'<rect class="lane{" odd" if i % 2 else ""}" x="0" y="{TOP + LANE_HEIGHT * i}" '
                        f'width="{self.right}" height="{LANE_HEIGHT}"/>'
-                       f'<text class="lane-label" x="6" y="{self.y(i) + 4}">{e(label)}<title>{e(lane.label)}</title></text>')
+                       f'<text class="lane-label" x="6" y="{self.y(i) + 4}">{escape_html(label)}<title>{escape_html(lane.label)}</title></text>')
         return out
 
     def gaps(self) -> list[str]:
         return [f'<rect class="gap" x="{self.x(i) - self.column // 2}" y="{TOP}" width="{self.column}" '
-                f'height="{self.bottom - TOP}"><title>{e(row.text)}</title></rect>'
+                f'height="{self.bottom - TOP}"><title>{escape_html(row.text)}</title></rect>'
                 for i, row in enumerate(self.t.rows) if row.kind == "gap"]
 
     def edges(self) -> list[str]:
@@ -81,20 +82,20 @@ class _Chart:
             x0 = self.x(s.start)
             x1 = self.right - 8 if s.end is None else self.x(s.end)
             if s.kind == "lease":
-                out.append(f'<rect class="lease {e(s.outcome)}" x="{x0}" y="{y - 9}" width="{max(x1 - x0, 2)}" '
-                           f'height="18" rx="3"><title>lock lease: {e(s.outcome)}</title></rect>')
+                out.append(f'<rect class="lease {escape_html(s.outcome)}" x="{x0}" y="{y - 9}" width="{max(x1 - x0, 2)}" '
+                           f'height="18" rx="3"><title>lock lease: {escape_html(s.outcome)}</title></rect>')
                 if s.end is None:
                     out.append(self._arrow(y, "arrow lease-open"))
                 continue
             if s.end is not None and s.end != s.start:
-                out.append(f'<rect class="op {e(s.kind)} {e(s.outcome)}" x="{x0}" y="{y - 6}" width="{x1 - x0}" '
+                out.append(f'<rect class="op {escape_html(s.kind)} {escape_html(s.outcome)}" x="{x0}" y="{y - 6}" width="{x1 - x0}" '
                            f'height="12" rx="2"/>')
             if s.dangling:
                 since = self.x(s.start if s.end is None else s.end)
                 until = self.right - 8 if s.settled is None else self.x(s.settled)
                 what = "never settled" if s.settled is None else f"until the verify at #{self.t.rows[s.settled].pos}"
                 out.append(f'<line class="dangling" x1="{since}" x2="{until}" y1="{y}" y2="{y}">'
-                           f'<title>outcome unknown: the effect may still land, {e(what)}</title></line>')
+                           f'<title>outcome unknown: the effect may still land, {escape_html(what)}</title></line>')
                 if s.settled is None:
                     out.append(self._arrow(y, "arrow"))
         return out
@@ -109,8 +110,8 @@ class _Chart:
                 continue
             x, y = self.x(i), self.y(row.lane)
             radius = 6 if row.role in ("task_start", "task_end") else 5
-            dot = (f'<circle class="ev {e(row.outcome)} {e(row.role)}" cx="{x}" cy="{y}" r="{radius}">'
-                   f'<title>{e(self._tooltip(row))}</title></circle>')
+            dot = (f'<circle class="ev {escape_html(row.outcome)} {escape_html(row.role)}" cx="{x}" cy="{y}" r="{radius}">'
+                   f'<title>{escape_html(self._tooltip(row))}</title></circle>')
             if row.marks:
                 label = ",".join(map(str, row.marks))
                 dot += (f'<line class="mark-line" x1="{x}" x2="{x}" y1="{TOP - 4}" y2="{y - 9}"/>'

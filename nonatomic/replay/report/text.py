@@ -120,7 +120,7 @@ def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> s
         out.append("(--format json lists every finding)")
     if quarantine:
         out.append(f"Quarantined {len(quarantine)} line(s):")
-        out.extend(f"  {clean(q['file'])}:{q['line']}: {clean(q['reason'])}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
+        out.extend("  " + clean(f"{q['file']}:{q['line']}: {q['reason']}") for q in quarantine[:TEXT_QUARANTINE_SHOWN])
         if len(quarantine) > TEXT_QUARANTINE_SHOWN:
             out.append(f"  ... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (--format json lists all)")
     out.append(_counts_line(summary))

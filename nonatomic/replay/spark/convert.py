@@ -17,7 +17,7 @@ from pyspark.sql import types as T
 
 from nonatomic.replay.ingest.convert import EPOCH_LIMIT, EPOCH_MS_FROM, SHOWN_CHARS
 from nonatomic.replay.ingest.fields import FIELDS, INT, NARROW_INT, REQUIRED, TEXT, TIME
-from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.mapping import FieldMapping
 
 _NUMBER = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
 _DATE = r"^\s*[+-]?[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}([T ]|\s*$)"
@@ -32,7 +32,7 @@ def try_cast(column: Column, to: T.DataType) -> Column:
     return column.try_cast(to) if hasattr(column, "try_cast") else column.cast(to)
 
 
-def typed(field: str, source: Column | None, kind: T.DataType | None, mapping: Mapping) -> Column:
+def typed(field: str, source: Column | None, kind: T.DataType | None, mapping: FieldMapping) -> Column:
     """The events column of `field` from its source (`kind` None: text)."""
     if source is None:
         return F.lit(None).cast(_NARROW.get(NARROW_INT.get(field), _TYPES[FIELDS[field]]))

@@ -33,7 +33,7 @@ from pyspark.sql import types as T
 from nonatomic.replay.ingest import IngestResult, ledger
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import InputError, discover
-from nonatomic.replay.ingest.mapping import Mapping
+from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.records import RAW_KEPT, missing_reason
 from nonatomic.replay.spark.convert import problem, reason, typed
 from nonatomic.rules.replay.views import EVENT_ROWS
@@ -55,10 +55,10 @@ class _File:
     """Whether the last line ends with a newline (checked for local files only)."""
 
 
-def ingest(spark, arguments: list[str], mapping: Mapping | None = None, input_format: str = "auto",
+def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, input_format: str = "auto",
            max_line_bytes: int = 1 << 20) -> IngestResult:
     """Read the logs and register the `events` and `quarantine` temporary views."""
-    mapping = mapping or Mapping()
+    mapping = mapping or FieldMapping()
     files = _files(spark, arguments, input_format)
     parts = []
     for fmt, read in (("jsonl", _jsonl_records), ("parquet", _parquet_records)):
@@ -141,7 +141,7 @@ def _names(spark, files: list[_File], located: DataFrame) -> DataFrame:
     return located.join(F.broadcast(names), "uri").drop("uri")
 
 
-def _jsonl_records(spark, files: list[_File], mapping: Mapping, max_line_bytes: int) -> DataFrame:
+def _jsonl_records(spark, files: list[_File], mapping: FieldMapping, max_line_bytes: int) -> DataFrame:
     raw = spark.read.text([f.location for f in files]).select(
         F.col("value").alias("text"), F.col("_metadata.file_path").alias("uri"),
         F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("id"))
@@ -181,7 +181,7 @@ def _line_shifts(spark, files: list[_File], raw: DataFrame) -> DataFrame:
     return spark.createDataFrame(shifts, "uri string, block long, file string, shift long, truncated_line long")
 
 
-def _parquet_records(spark, files: list[_File], mapping: Mapping, max_line_bytes: int) -> DataFrame:
+def _parquet_records(spark, files: list[_File], mapping: FieldMapping, max_line_bytes: int) -> DataFrame:
     table = spark.read.option("mergeSchema", "true").parquet(*[f.location for f in files])
     columns = {c.name: c.dataType for c in table.schema.fields}
     rows = table.select(F.struct(*[F.col(f"`{c}`") for c in columns]).alias("r"),
@@ -199,7 +199,7 @@ def _parquet_records(spark, files: list[_File], mapping: Mapping, max_line_bytes
                     raw=F.to_json("r"))
 
 
-def _records(rows: DataFrame, sources: dict, mapping: Mapping, broken, blank, raw) -> DataFrame:
+def _records(rows: DataFrame, sources: dict, mapping: FieldMapping, broken, blank, raw) -> DataFrame:
     """`file, line`, the typed event columns, `blank`, `reason` and (for quarantined lines) `raw`."""
     columns, problems = [], []
     for f in FIELDS:

@@ -26,8 +26,6 @@ from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.replay.views import Stage, events_stage
 
-DIALECTS = ("duckdb", "spark")
-
 
 class TranslationError(Exception):
     """A query that sqlglot cannot translate faithfully to the target dialect."""

@@ -3,7 +3,8 @@
 A rule is a small libcst visitor (batched with every other enabled rule into
 one traversal, as Fixit does).  Its class docstring is its documentation in
 ruff's shape (what it does / why is this bad / example / use instead), and its
-VALID and INVALID class attributes are test cases the suite runs.
+VALID and INVALID class attributes are test cases the suite runs, spelled as
+triple-quoted strings indented with the code around them (see `source`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from nonatomic.rules.lint.catalogue import entry_for
 from nonatomic.rules.lint.tree.walk import Metadata
 
 
+def source(case: str) -> str:
+    """The source a case stands for.  Cases are triple-quoted strings that open with a
+    newline and are indented with the code around them: that newline and the indent go."""
+    return textwrap.dedent(case[1:]) if case.startswith("\n") else case
+
+
 @dataclass(frozen=True)
 class Invalid:
     """A snippet the rule must flag; `line` is the 1-based line of the finding."""
@@ -26,6 +33,11 @@ class Invalid:
     code: str
     line: int | None = None
     fixed: str | None = None  # the snippet after applying the rule's fix, if it has one
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", source(self.code))
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", source(self.fixed))
 
 
 @dataclass
@@ -68,6 +80,8 @@ class LintRule(cst.BatchableCSTVisitor):
             if entry is None:
                 raise TypeError(f"{cls.__name__}: {cls.code} is not in the catalogue")
             cls.name, cls.severity, cls.default_on = entry.name, entry.severity, entry.default_on
+        if "VALID" in vars(cls):
+            cls.VALID = [source(case) for case in cls.VALID]
 
     def __init__(self, context: RuleContext | None = None) -> None:
         super().__init__()

@@ -22,6 +22,7 @@ from nonatomic.rules.lint.semantics.tool_config import constructor_types, normal
 from nonatomic.rules.lint.triggers import gates, prefilters
 from nonatomic.rules.lint.triggers.gates import Gate
 from nonatomic.rules.lint.triggers.prefilters import Prefilter
+from nonatomic.rules.severity import SEVERITIES
 
 Options = dict[str, Any]
 
@@ -41,6 +42,10 @@ class Entry:
     prefilter: Callable[[Options, Options], Prefilter | None] = _never
     # what CPython's tree of a file must satisfy (None: no such test)
     gate: Callable[[Options, Options], Gate | None] = _never
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"{self.code}: unknown severity {self.severity!r}")
 
     @property
     def module(self) -> str:

@@ -29,9 +29,26 @@ class SyntaxError_(LintRule):
     """
 
     code = "NA000"
-    VALID = ["def refund(order_id):\n    return order_id\n"]
+    VALID = [
+        """
+        def refund(order_id):
+            return order_id
+        """,
+    ]
     INVALID = [
-        Invalid("def refund(order_id)\n    return order_id\n", line=1),
-        Invalid("x = 1\nprint 'hello'\n", line=2),
-        Invalid("<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> branch\n", line=1),
+        Invalid("""
+            def refund(order_id)
+                return order_id
+            """, line=1),
+        Invalid("""
+            x = 1
+            print 'hello'
+            """, line=2),
+        Invalid("""
+            <<<<<<< HEAD
+            x = 1
+            =======
+            x = 2
+            >>>>>>> branch
+            """, line=1),
     ]

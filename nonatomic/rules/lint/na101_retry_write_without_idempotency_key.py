@@ -81,147 +81,299 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
     VALID = [
         # The key is a keyword, a header, or a payload field.
-        (
-            "import stripe\nfrom tenacity import retry\n\n@retry\ndef refund(order):\n"
-            "    stripe.Refund.create(payment_intent=order.pi, idempotency_key=f'refund-{order.id}')\n"
-        ),
-        (
-            "import requests\nfrom tenacity import retry, stop_after_attempt\n\n"
-            "@retry(stop=stop_after_attempt(3))\ndef open_ticket(body, key):\n"
-            "    headers = {'Idempotency-Key': key}\n"
-            "    return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=10)\n"
-        ),
-        (
-            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException, max_tries=5)\n"
-            "def create_order(cart):\n    payload = dict(items=cart.items)\n    payload['dedupe_key'] = cart.id\n"
-            "    return requests.post(URL, json=payload, timeout=5)\n"
-        ),
+        """
+            import stripe
+            from tenacity import retry
+
+            @retry
+            def refund(order):
+                stripe.Refund.create(payment_intent=order.pi, idempotency_key=f'refund-{order.id}')
+            """,
+        """
+            import requests
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            def open_ticket(body, key):
+                headers = {'Idempotency-Key': key}
+                return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=10)
+            """,
+        """
+            import backoff, requests
+
+            @backoff.on_exception(backoff.expo, requests.RequestException, max_tries=5)
+            def create_order(cart):
+                payload = dict(items=cart.items)
+                payload['dedupe_key'] = cart.id
+                return requests.post(URL, json=payload, timeout=5)
+            """,
         # A read may be retried.
-        "from tenacity import retry\n\n@retry\ndef load(client, order_id):\n    return client.orders.get(order_id)\n",
+        """
+        from tenacity import retry
+
+        @retry
+        def load(client, order_id):
+            return client.orders.get(order_id)
+        """,
         # Iteration over work, not a retry.
-        (
-            "import time\n\ndef notify_all(mailer, users):\n    for user in users:\n        try:\n"
-            "            mailer.send_email(user.email, 'hi')\n        except OSError:\n            time.sleep(1)\n"
-            "            continue\n"
-        ),
+        """
+            import time
+
+            def notify_all(mailer, users):
+                for user in users:
+                    try:
+                        mailer.send_email(user.email, 'hi')
+                    except OSError:
+                        time.sleep(1)
+                        continue
+            """,
         # Index iteration with a counter is iteration too.
-        (
-            "import time\n\ndef push(api, batches):\n    for i in range(len(batches)):\n        try:\n"
-            "            api.create_batch(batches[i])\n        except OSError:\n            time.sleep(1)\n"
-        ),
+        """
+            import time
+
+            def push(api, batches):
+                for i in range(len(batches)):
+                    try:
+                        api.create_batch(batches[i])
+                    except OSError:
+                        time.sleep(1)
+            """,
         # A worker loop goes on after a success: not a retry.
-        (
-            "import time\n\ndef heartbeat(api):\n    while True:\n        try:\n            api.post_heartbeat()\n"
-            "        except OSError:\n            pass\n        time.sleep(10)\n"
-        ),
+        """
+            import time
+
+            def heartbeat(api):
+                while True:
+                    try:
+                        api.post_heartbeat()
+                    except OSError:
+                        pass
+                    time.sleep(10)
+            """,
         # Container and in-process look-alikes inside a retry.
-        (
-            "from tenacity import retry\n\n@retry\ndef step(state, cache, lock, items, logger):\n"
-            "    state.update({'n': 1})\n    cache.set('k', 1)\n    items.append(1)\n    lock.release()\n"
-            "    logger.info('sent')\n    return dict(a=1)\n"
-        ),
+        """
+            from tenacity import retry
+
+            @retry
+            def step(state, cache, lock, items, logger):
+                state.update({'n': 1})
+                cache.set('k', 1)
+                items.append(1)
+                lock.release()
+                logger.info('sent')
+                return dict(a=1)
+            """,
         # Connection errors happen before the request is sent.
-        (
-            "import httpx\nfrom tenacity import retry, retry_if_exception_type\n\n"
-            "@retry(retry=retry_if_exception_type(httpx.ConnectError))\ndef send(client, body):\n"
-            "    return client.post('https://hooks.example.com/x', json=body)\n"
-        ),
+        """
+            import httpx
+            from tenacity import retry, retry_if_exception_type
+
+            @retry(retry=retry_if_exception_type(httpx.ConnectError))
+            def send(client, body):
+                return client.post('https://hooks.example.com/x', json=body)
+            """,
         # A local service is not an external side effect.
-        (
-            "import requests\nfrom tenacity import retry\n\n@retry\ndef warm():\n"
-            "    requests.post('http://localhost:8080/warmup', timeout=2)\n"
-        ),
+        """
+            import requests
+            from tenacity import retry
+
+            @retry
+            def warm():
+                requests.post('http://localhost:8080/warmup', timeout=2)
+            """,
         # A handler that always re-raises stops the loop: no retry.
-        (
-            "def charge_once(gateway, card):\n    for attempt in range(3):\n        try:\n"
-            "            return gateway.charge(card)\n        except Exception:\n            raise\n"
-        ),
+        """
+            def charge_once(gateway, card):
+                for attempt in range(3):
+                    try:
+                        return gateway.charge(card)
+                    except Exception:
+                        raise
+            """,
         # Polling a read until it is visible.
-        (
-            "import time\n\ndef wait_done(api, job_id):\n    while True:\n        job = api.get_job(job_id)\n"
-            "        if job.done:\n            return job\n        time.sleep(5)\n"
-        ),
+        """
+            import time
+
+            def wait_done(api, job_id):
+                while True:
+                    job = api.get_job(job_id)
+                    if job.done:
+                        return job
+                    time.sleep(5)
+            """,
         # `.with_retry()` on a chain of model calls, not on a write tool.
-        "def build(prompt, llm):\n    return (prompt | llm).with_retry(stop_after_attempt=3)\n",
+        """
+        def build(prompt, llm):
+            return (prompt | llm).with_retry(stop_after_attempt=3)
+        """,
         # A key parameter of the module's own tool reaches its write.
-        (
-            "import stripe\nfrom tenacity import retry\n\ndef refund_payment(pi, idempotency_key):\n"
-            "    return stripe.Refund.create(payment_intent=pi, idempotency_key=idempotency_key)\n\n"
-            "@retry\ndef handle(pi, key):\n    refund_payment(pi, key)\n"
-        ),
+        """
+            import stripe
+            from tenacity import retry
+
+            def refund_payment(pi, idempotency_key):
+                return stripe.Refund.create(payment_intent=pi, idempotency_key=idempotency_key)
+
+            @retry
+            def handle(pi, key):
+                refund_payment(pi, key)
+            """,
         # Each round creates something else: the handler changes the name it sends.
-        (
-            "def create_branch(repo, name, sha):\n    candidate = name\n    for i in range(100):\n        try:\n"
-            "            return repo.create_git_ref(ref=f'refs/heads/{candidate}', sha=sha)\n"
-            "        except GithubException as e:\n            if e.status != 422:\n                raise\n"
-            "            candidate = f'{name}_v{i + 1}'\n"
-        ),
+        """
+            def create_branch(repo, name, sha):
+                candidate = name
+                for i in range(100):
+                    try:
+                        return repo.create_git_ref(ref=f'refs/heads/{candidate}', sha=sha)
+                    except GithubException as e:
+                        if e.status != 422:
+                            raise
+                        candidate = f'{name}_v{i + 1}'
+            """,
     ]
     INVALID = [
         Invalid(
-            "import stripe\nfrom tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(3))\n"
-            "def refund(order):\n    return stripe.Refund.create(payment_intent=order.pi, amount=order.total)\n",
+            """
+            import stripe
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            def refund(order):
+                return stripe.Refund.create(payment_intent=order.pi, amount=order.total)
+            """,
             line=6,
         ),
         Invalid(
-            "import tenacity\n\n@tenacity.retry\ndef open_ticket(crm, body):\n    return crm.tickets.create(body)\n",
+            """
+            import tenacity
+
+            @tenacity.retry
+            def open_ticket(crm, body):
+                return crm.tickets.create(body)
+            """,
             line=5,
         ),
         Invalid(
-            "from tenacity import Retrying, stop_after_attempt\n\ndef book(api, slot):\n"
-            "    for attempt in Retrying(stop=stop_after_attempt(3)):\n        with attempt:\n"
-            "            api.book_room(slot)\n",
+            """
+            from tenacity import Retrying, stop_after_attempt
+
+            def book(api, slot):
+                for attempt in Retrying(stop=stop_after_attempt(3)):
+                    with attempt:
+                        api.book_room(slot)
+            """,
             line=6,
         ),
         Invalid(
-            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException)\n"
-            "def send_sms(to, text):\n    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)\n",
+            """
+            import backoff, requests
+
+            @backoff.on_exception(backoff.expo, requests.RequestException)
+            def send_sms(to, text):
+                requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
+            """,
             line=5,
         ),
         Invalid(
-            "import stamina, httpx\n\n@stamina.retry(on=httpx.HTTPError, attempts=3)\n"
-            "def pay(client, invoice):\n    return client.post('/payments', json=invoice)\n",
+            """
+            import stamina, httpx
+
+            @stamina.retry(on=httpx.HTTPError, attempts=3)
+            def pay(client, invoice):
+                return client.post('/payments', json=invoice)
+            """,
             line=5,
         ),
         Invalid(
-            "from retrying import retry\n\n@retry(stop_max_attempt_number=3)\ndef cancel(api, order_id):\n"
-            "    api.cancel_order(order_id)\n",
+            """
+            from retrying import retry
+
+            @retry(stop_max_attempt_number=3)
+            def cancel(api, order_id):
+                api.cancel_order(order_id)
+            """,
             line=5,
         ),
         Invalid(
-            "import time\n\ndef create(crm, payload):\n    for attempt in range(3):\n        try:\n"
-            "            return crm.create_ticket(payload)\n        except TimeoutError:\n"
-            "            time.sleep(2 ** attempt)\n",
+            """
+            import time
+
+            def create(crm, payload):
+                for attempt in range(3):
+                    try:
+                        return crm.create_ticket(payload)
+                    except TimeoutError:
+                        time.sleep(2 ** attempt)
+            """,
             line=6,
         ),
         Invalid(
-            "def deploy(api, build):\n    done = False\n    while not done:\n        try:\n"
-            "            api.deploy_release(build)\n            done = True\n        except Exception:\n"
-            "            pass\n",
+            """
+            def deploy(api, build):
+                done = False
+                while not done:
+                    try:
+                        api.deploy_release(build)
+                        done = True
+                    except Exception:
+                        pass
+            """,
             line=5,
         ),
         Invalid(
-            "import time\n\ndef post_status(http, body):\n    for attempt in range(5):\n"
-            "        resp = http.post('https://api.example.com/status', json=body)\n"
-            "        if resp.status_code < 500:\n            return resp\n        time.sleep(1)\n",
+            """
+            import time
+
+            def post_status(http, body):
+                for attempt in range(5):
+                    resp = http.post('https://api.example.com/status', json=body)
+                    if resp.status_code < 500:
+                        return resp
+                    time.sleep(1)
+            """,
             line=5,
         ),
         Invalid(
-            "import time\n\ndef call_with_retry(fn, attempts=3):\n    for i in range(attempts):\n        try:\n"
-            "            return fn()\n        except Exception:\n            time.sleep(1)\n\n"
-            "def open_ticket(crm, payload):\n    return call_with_retry(lambda: crm.create_ticket(payload))\n",
+            """
+            import time
+
+            def call_with_retry(fn, attempts=3):
+                for i in range(attempts):
+                    try:
+                        return fn()
+                    except Exception:
+                        time.sleep(1)
+
+            def open_ticket(crm, payload):
+                return call_with_retry(lambda: crm.create_ticket(payload))
+            """,
             line=11,
         ),
         Invalid(
-            "from langchain_core.tools import tool\n\n@tool\ndef refund_payment(order_id: str) -> str:\n"
-            "    '''Refund an order.'''\n    return PAYMENTS.refund(order_id)\n\n"
-            "safe_refund = refund_payment.with_retry(stop_after_attempt=3)\n",
+            """
+            from langchain_core.tools import tool
+
+            @tool
+            def refund_payment(order_id: str) -> str:
+                '''Refund an order.'''
+                return PAYMENTS.refund(order_id)
+
+            safe_refund = refund_payment.with_retry(stop_after_attempt=3)
+            """,
             line=8,
         ),
         Invalid(
-            "from langgraph.graph import StateGraph\nfrom langgraph.types import RetryPolicy\n\n"
-            "def send_invoice(state):\n    MAILER.send_email(state['to'], state['pdf'])\n    return state\n\n"
-            "builder = StateGraph(dict)\nbuilder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))\n",
+            """
+            from langgraph.graph import StateGraph
+            from langgraph.types import RetryPolicy
+
+            def send_invoice(state):
+                MAILER.send_email(state['to'], state['pdf'])
+                return state
+
+            builder = StateGraph(dict)
+            builder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))
+            """,
             line=5,
         ),
     ]

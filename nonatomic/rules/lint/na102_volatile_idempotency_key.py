@@ -71,77 +71,135 @@ class VolatileIdempotencyKey(LintRule):
 
     VALID = [
         # Derived from the business operation.
-        (
-            "import uuid\nfrom tenacity import retry\n\n@retry\ndef refund(payments, order):\n"
-            "    trace = uuid.uuid4()\n"
-            "    return payments.refunds.create(charge=order.charge_id, idempotency_key=f'refund-{order.id}')\n"
-        ),
+        """
+            import uuid
+            from tenacity import retry
+
+            @retry
+            def refund(payments, order):
+                trace = uuid.uuid4()
+                return payments.refunds.create(charge=order.charge_id, idempotency_key=f'refund-{order.id}')
+            """,
         # Minted once, outside the retry, and passed in.
-        (
-            "import uuid\nfrom tenacity import retry\n\n@retry\ndef _create(crm, body, key):\n"
-            "    return crm.tickets.create(body, idempotency_key=key)\n\n"
-            "def open_ticket(crm, body):\n    return _create(crm, body, str(uuid.uuid4()))\n"
-        ),
+        """
+            import uuid
+            from tenacity import retry
+
+            @retry
+            def _create(crm, body, key):
+                return crm.tickets.create(body, idempotency_key=key)
+
+            def open_ticket(crm, body):
+                return _create(crm, body, str(uuid.uuid4()))
+            """,
         # Bound before the hand-written loop: the same key on every attempt.
-        (
-            "import time, uuid\n\ndef pay(api, invoice):\n    key = uuid.uuid4().hex\n"
-            "    for attempt in range(3):\n        try:\n"
-            "            return api.pay_invoice(invoice, idempotency_key=key)\n"
-            "        except TimeoutError:\n            time.sleep(2 ** attempt)\n"
-        ),
+        """
+            import time, uuid
+
+            def pay(api, invoice):
+                key = uuid.uuid4().hex
+                for attempt in range(3):
+                    try:
+                        return api.pay_invoice(invoice, idempotency_key=key)
+                    except TimeoutError:
+                        time.sleep(2 ** attempt)
+            """,
         # A fresh request id is a tracing id.
-        (
-            "import uuid, httpx\nfrom tenacity import retry\n\n@retry\ndef notify(client, body, key):\n"
-            "    return client.post('https://hooks.example.com/n', json=body,\n"
-            "                       headers={'X-Request-ID': str(uuid.uuid4()), 'Idempotency-Key': key})\n"
-        ),
+        """
+            import uuid, httpx
+            from tenacity import retry
+
+            @retry
+            def notify(client, body, key):
+                return client.post('https://hooks.example.com/n', json=body,
+                                   headers={'X-Request-ID': str(uuid.uuid4()), 'Idempotency-Key': key})
+            """,
         # Not retried: a fresh key per call is the SDK's own retry protection.
-        (
-            "import uuid\n\ndef create_charge(stripe_client, amount):\n"
-            "    return stripe_client.charges.create(amount=amount, idempotency_key=str(uuid.uuid4()))\n"
-        ),
+        """
+            import uuid
+
+            def create_charge(stripe_client, amount):
+                return stripe_client.charges.create(amount=amount, idempotency_key=str(uuid.uuid4()))
+            """,
         # A timestamp in the payload, but the key hashes only the order id.
-        (
-            "import hashlib, time\nfrom tenacity import retry\n\n@retry\ndef place(api, order):\n"
-            "    payload = {'order': order.id, 'ts': time.time()}\n"
-            "    key = hashlib.sha256(payload['order'].encode()).hexdigest()\n"
-            "    return api.orders.create(json=payload, idempotency_key=key)\n"
-        ),
+        """
+            import hashlib, time
+            from tenacity import retry
+
+            @retry
+            def place(api, order):
+                payload = {'order': order.id, 'ts': time.time()}
+                key = hashlib.sha256(payload['order'].encode()).hexdigest()
+                return api.orders.create(json=payload, idempotency_key=key)
+            """,
     ]
     INVALID = [
         Invalid(
-            "import uuid\nfrom tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(3))\n"
-            "def refund(payments, order):\n"
-            "    return payments.refunds.create(charge=order.charge_id, idempotency_key=str(uuid.uuid4()))\n",
+            """
+            import uuid
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            def refund(payments, order):
+                return payments.refunds.create(charge=order.charge_id, idempotency_key=str(uuid.uuid4()))
+            """,
             line=6,
         ),
         Invalid(
-            "import time\n\ndef book(api, passenger, flight):\n    for attempt in range(3):\n"
-            "        key = f'{passenger.id}-{int(time.time())}'\n        try:\n"
-            "            return api.book_flight(flight, passenger, idempotency_key=key)\n"
-            "        except TimeoutError:\n            time.sleep(2)\n",
+            """
+            import time
+
+            def book(api, passenger, flight):
+                for attempt in range(3):
+                    key = f'{passenger.id}-{int(time.time())}'
+                    try:
+                        return api.book_flight(flight, passenger, idempotency_key=key)
+                    except TimeoutError:
+                        time.sleep(2)
+            """,
             line=7,
         ),
         Invalid(
-            "from datetime import datetime\nimport backoff, requests\n\n"
-            "@backoff.on_exception(backoff.expo, requests.Timeout, max_tries=3)\ndef create_ticket(body):\n"
-            "    headers = {'Idempotency-Key': f\"ticket-{datetime.now().isoformat()}\"}\n"
-            "    return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=5)\n",
+            """
+            from datetime import datetime
+            import backoff, requests
+
+            @backoff.on_exception(backoff.expo, requests.Timeout, max_tries=3)
+            def create_ticket(body):
+                headers = {'Idempotency-Key': f"ticket-{datetime.now().isoformat()}"}
+                return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=5)
+            """,
             line=6,
         ),
         Invalid(
-            "import hashlib, json, time\nfrom tenacity import retry\n\n"
-            "def make_key(**fields):\n    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()\n\n"
-            "@retry\ndef transfer(bank, src, dst, amount):\n"
-            "    payload = {'src': src, 'dst': dst, 'amount': amount, 'timestamp': time.time()}\n"
-            "    return bank.transfers.create(json=payload, dedupe_key=make_key(**payload))\n",
+            """
+            import hashlib, json, time
+            from tenacity import retry
+
+            def make_key(**fields):
+                return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
+            @retry
+            def transfer(bank, src, dst, amount):
+                payload = {'src': src, 'dst': dst, 'amount': amount, 'timestamp': time.time()}
+                return bank.transfers.create(json=payload, dedupe_key=make_key(**payload))
+            """,
             line=10,
         ),
         Invalid(
-            "import uuid\n\ndef call_with_retry(fn, attempts=3):\n    for i in range(attempts):\n        try:\n"
-            "            return fn()\n        except OSError:\n            pass\n\n"
-            "def cancel(api, sub_id):\n"
-            "    return call_with_retry(lambda: api.cancel_subscription(sub_id, client_token=uuid.uuid4().hex))\n",
+            """
+            import uuid
+
+            def call_with_retry(fn, attempts=3):
+                for i in range(attempts):
+                    try:
+                        return fn()
+                    except OSError:
+                        pass
+
+            def cancel(api, sub_id):
+                return call_with_retry(lambda: api.cancel_subscription(sub_id, client_token=uuid.uuid4().hex))
+            """,
             line=11,
         ),
     ]

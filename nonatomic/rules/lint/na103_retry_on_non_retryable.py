@@ -79,80 +79,153 @@ class RetryOnNonRetryable(LintRule):
 
     VALID = [
         # Only transient errors are retried.
-        (
-            "import httpx\nfrom tenacity import retry, retry_if_exception_type\n\n"
-            "@retry(retry=retry_if_exception_type((httpx.ConnectError, httpx.ReadTimeout)))\n"
-            "def create_ticket(client, body, key):\n"
-            "    return client.post('https://crm.example.com/tickets', json=body, headers={'Idempotency-Key': key})\n"
-        ),
+        """
+            import httpx
+            from tenacity import retry, retry_if_exception_type
+
+            @retry(retry=retry_if_exception_type((httpx.ConnectError, httpx.ReadTimeout)))
+            def create_ticket(client, body, key):
+                return client.post('https://crm.example.com/tickets', json=body, headers={'Idempotency-Key': key})
+            """,
         # A read may be retried on anything.
-        "from tenacity import retry\n\n@retry\ndef load(api, order_id):\n    return api.get_order(order_id)\n",
-        (
-            "def fetch(api, job_id):\n    for attempt in range(3):\n        try:\n"
-            "            return api.get_job(job_id)\n        except Exception:\n            pass\n"
-        ),
+        """
+        from tenacity import retry
+
+        @retry
+        def load(api, order_id):
+            return api.get_order(order_id)
+        """,
+        """
+            def fetch(api, job_id):
+                for attempt in range(3):
+                    try:
+                        return api.get_job(job_id)
+                    except Exception:
+                        pass
+            """,
         # A catch-all that re-raises client errors discriminates.
-        (
-            "import time\n\ndef create(crm, payload, key):\n    for attempt in range(3):\n        try:\n"
-            "            return crm.create_ticket(payload, idempotency_key=key)\n        except Exception as exc:\n"
-            "            if getattr(exc, 'status_code', 500) < 500:\n                raise\n"
-            "            time.sleep(2 ** attempt)\n"
-        ),
+        """
+            import time
+
+            def create(crm, payload, key):
+                for attempt in range(3):
+                    try:
+                        return crm.create_ticket(payload, idempotency_key=key)
+                    except Exception as exc:
+                        if getattr(exc, 'status_code', 500) < 500:
+                            raise
+                        time.sleep(2 ** attempt)
+            """,
         # A status set of transient codes only; client errors leave the loop.
-        (
-            "import time\n\nRETRYABLE = frozenset({408, 429, 500, 502, 503, 504})\n\n"
-            "def send(http, body, key):\n    for attempt in range(5):\n"
-            "        resp = http.post('https://api.example.com/messages', json=body, headers={'Idempotency-Key': key})\n"
-            "        if resp.status_code not in RETRYABLE:\n            return resp\n        time.sleep(1)\n"
-        ),
+        """
+            import time
+
+            RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
+
+            def send(http, body, key):
+                for attempt in range(5):
+                    resp = http.post('https://api.example.com/messages', json=body, headers={'Idempotency-Key': key})
+                    if resp.status_code not in RETRYABLE:
+                        return resp
+                    time.sleep(1)
+            """,
         # LangGraph's default retry_on skips client errors.
-        (
-            "from langgraph.types import RetryPolicy\n\ndef send_invoice(state):\n"
-            "    MAILER.send_email(state['to'], state['pdf'])\n    return state\n\n"
-            "builder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))\n"
-        ),
+        """
+            from langgraph.types import RetryPolicy
+
+            def send_invoice(state):
+                MAILER.send_email(state['to'], state['pdf'])
+                return state
+
+            builder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))
+            """,
         # A status set that is not used to retry (a lookup table of messages).
-        (
-            "import time\n\nMESSAGES = {400: 'bad', 404: 'missing'}\n\ndef post(api, body):\n"
-            "    for attempt in range(3):\n        try:\n            return api.create_post(body)\n"
-            "        except TimeoutError:\n            time.sleep(1)\n"
-        ),
+        """
+            import time
+
+            MESSAGES = {400: 'bad', 404: 'missing'}
+
+            def post(api, body):
+                for attempt in range(3):
+                    try:
+                        return api.create_post(body)
+                    except TimeoutError:
+                        time.sleep(1)
+            """,
     ]
     INVALID = [
         Invalid(
-            "import tenacity\n\n@tenacity.retry(stop=tenacity.stop_after_attempt(3))\ndef open_ticket(crm, body):\n"
-            "    return crm.tickets.create(body)\n",
+            """
+            import tenacity
+
+            @tenacity.retry(stop=tenacity.stop_after_attempt(3))
+            def open_ticket(crm, body):
+                return crm.tickets.create(body)
+            """,
             line=3,
         ),
         Invalid(
-            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, Exception, max_tries=4)\n"
-            "def send_sms(to, text):\n    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)\n",
+            """
+            import backoff, requests
+
+            @backoff.on_exception(backoff.expo, Exception, max_tries=4)
+            def send_sms(to, text):
+                requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
+            """,
             line=3,
         ),
         Invalid(
-            "import time\n\ndef refund(payments, order):\n    for attempt in range(3):\n        try:\n"
-            "            return payments.refund(order.charge_id, idempotency_key=order.id)\n"
-            "        except:\n            time.sleep(2 ** attempt)\n",
+            """
+            import time
+
+            def refund(payments, order):
+                for attempt in range(3):
+                    try:
+                        return payments.refund(order.charge_id, idempotency_key=order.id)
+                    except:
+                        time.sleep(2 ** attempt)
+            """,
             line=7,
         ),
         Invalid(
-            "import time\n\ndef deploy(api, build):\n    while True:\n        try:\n"
-            "            api.deploy_release(build)\n            break\n        except Exception as exc:\n"
-            "            print(exc)\n            time.sleep(5)\n",
+            """
+            import time
+
+            def deploy(api, build):
+                while True:
+                    try:
+                        api.deploy_release(build)
+                        break
+                    except Exception as exc:
+                        print(exc)
+                        time.sleep(5)
+            """,
             line=8,
         ),
         Invalid(
-            "import time\n\nRETRY_ON = (400, 429, 500, 503)\n\ndef book(http, slot, key):\n"
-            "    for attempt in range(4):\n"
-            "        resp = http.post('https://api.example.com/bookings', json=slot, headers={'Idempotency-Key': key})\n"
-            "        if resp.status_code in RETRY_ON:\n            time.sleep(2 ** attempt)\n            continue\n"
-            "        return resp\n",
+            """
+            import time
+
+            RETRY_ON = (400, 429, 500, 503)
+
+            def book(http, slot, key):
+                for attempt in range(4):
+                    resp = http.post('https://api.example.com/bookings', json=slot, headers={'Idempotency-Key': key})
+                    if resp.status_code in RETRY_ON:
+                        time.sleep(2 ** attempt)
+                        continue
+                    return resp
+            """,
             line=8,
         ),
         Invalid(
-            "from tenacity import retry, retry_if_result, stop_after_attempt\n\n"
-            "@retry(stop=stop_after_attempt(3), retry=retry_if_result(lambda r: r.status_code in {404, 503}))\n"
-            "def create_order(api, cart, key):\n    return api.orders.create(cart, idempotency_key=key)\n",
+            """
+            from tenacity import retry, retry_if_result, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3), retry=retry_if_result(lambda r: r.status_code in {404, 503}))
+            def create_order(api, cart, key):
+                return api.orders.create(cart, idempotency_key=key)
+            """,
             line=3,
         ),
     ]

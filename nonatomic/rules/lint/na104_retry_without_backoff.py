@@ -93,132 +93,246 @@ class RetryWithoutBackoff(LintRule):
 
     VALID = [
         # Exponential backoff with jitter, in each library's spelling.
-        (
-            "from tenacity import retry, stop_after_attempt, wait_random_exponential\n\n"
-            "@retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))\n"
-            "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n"
-        ),
-        (
-            "from tenacity import retry, stop_after_attempt, wait_fixed, wait_random\n\n"
-            "@retry(stop=stop_after_attempt(3), wait=wait_fixed(2) + wait_random(0, 1))\n"
-            "def fetch(api, key):\n    return api.get(key)\n"
-        ),
-        (
-            "import backoff, requests\n\n@backoff.on_exception(backoff.constant, requests.RequestException, "
-            "interval=2, max_tries=4)\ndef fetch(url):\n    return requests.get(url, timeout=5)\n"
-        ),
-        "def build(prompt, llm):\n    return (prompt | llm).with_retry(stop_after_attempt=4)\n",
+        """
+            from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+            @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))
+            def open_ticket(crm, payload):
+                return crm.tickets.create(payload)
+            """,
+        """
+            from tenacity import retry, stop_after_attempt, wait_fixed, wait_random
+
+            @retry(stop=stop_after_attempt(3), wait=wait_fixed(2) + wait_random(0, 1))
+            def fetch(api, key):
+                return api.get(key)
+            """,
+        """
+            import backoff, requests
+
+            @backoff.on_exception(backoff.constant, requests.RequestException, interval=2, max_tries=4)
+            def fetch(url):
+                return requests.get(url, timeout=5)
+            """,
+        """
+        def build(prompt, llm):
+            return (prompt | llm).with_retry(stop_after_attempt=4)
+        """,
         # A hand-written loop whose wait grows with the attempt or is random.
-        (
-            "import time, requests\n\ndef post_event(body):\n    for attempt in range(5):\n        try:\n"
-            "            return requests.post(URL, json=body, timeout=5)\n        except requests.ConnectionError:\n"
-            "            time.sleep(2 ** attempt)\n"
-        ),
-        (
-            "import random, time\n\ndef charge(gateway, card, key):\n    delay = 0.5\n    for _ in range(4):\n"
-            "        try:\n            return gateway.charge(card, idempotency_key=key)\n        except TimeoutError:\n"
-            "            time.sleep(delay)\n            delay *= 2\n"
-        ),
-        (
-            "import random, time\n\ndef charge(gateway, card, key):\n    for _ in range(4):\n        try:\n"
-            "            return gateway.charge(card, idempotency_key=key)\n        except TimeoutError:\n"
-            "            time.sleep(random.uniform(0.5, 3))\n"
-        ),
+        """
+            import time, requests
+
+            def post_event(body):
+                for attempt in range(5):
+                    try:
+                        return requests.post(URL, json=body, timeout=5)
+                    except requests.ConnectionError:
+                        time.sleep(2 ** attempt)
+            """,
+        """
+            import random, time
+
+            def charge(gateway, card, key):
+                delay = 0.5
+                for _ in range(4):
+                    try:
+                        return gateway.charge(card, idempotency_key=key)
+                    except TimeoutError:
+                        time.sleep(delay)
+                        delay *= 2
+            """,
+        """
+            import random, time
+
+            def charge(gateway, card, key):
+                for _ in range(4):
+                    try:
+                        return gateway.charge(card, idempotency_key=key)
+                    except TimeoutError:
+                        time.sleep(random.uniform(0.5, 3))
+            """,
         # A wait the loop delegates (`self._backoff(attempt)`).
-        (
-            "def send(self, body):\n    for attempt in range(3):\n        try:\n"
-            "            return self.client.post('/x', json=body)\n        except IOError:\n"
-            "            self._backoff(attempt)\n"
-        ),
+        """
+            def send(self, body):
+                for attempt in range(3):
+                    try:
+                        return self.client.post('/x', json=body)
+                    except IOError:
+                        self._backoff(attempt)
+            """,
         # Polling a read at a fixed interval.
-        (
-            "import time\n\ndef wait_for_refund(payments, refund_id):\n    for _ in range(60):\n"
-            "        refund = payments.get_refund(refund_id)\n        if refund.status == 'succeeded':\n"
-            "            return refund\n        time.sleep(5)\n"
-        ),
+        """
+            import time
+
+            def wait_for_refund(payments, refund_id):
+                for _ in range(60):
+                    refund = payments.get_refund(refund_id)
+                    if refund.status == 'succeeded':
+                        return refund
+                    time.sleep(5)
+            """,
         # Re-asking the model after a malformed answer is not a retry storm.
-        (
-            "import json\n\ndef extract(client, prompt):\n    for _ in range(3):\n        try:\n"
-            "            return json.loads(client.complete(prompt))\n        except json.JSONDecodeError:\n"
-            "            continue\n"
-        ),
+        """
+            import json
+
+            def extract(client, prompt):
+                for _ in range(3):
+                    try:
+                        return json.loads(client.complete(prompt))
+                    except json.JSONDecodeError:
+                        continue
+            """,
         # A local computation retried at once (a free port).
-        (
-            "import socket\n\ndef bind_free(sock, port):\n    for attempt in range(10):\n        try:\n"
-            "            return sock.bind(('127.0.0.1', port + attempt))\n        except OSError:\n            continue\n"
-        ),
+        """
+            import socket
+
+            def bind_free(sock, port):
+                for attempt in range(10):
+                    try:
+                        return sock.bind(('127.0.0.1', port + attempt))
+                    except OSError:
+                        continue
+            """,
         # Each round rebuilds the request from state the handler changed (compacted history).
-        (
-            "import anthropic\n\ndef turn(client, state):\n    while True:\n        args = state.create_arguments()\n"
-            "        try:\n            return client.messages.create(**args)\n"
-            "        except anthropic.BadRequestError as e:\n            if not state.recovers_from(e):\n                raise\n"
-        ),
+        """
+            import anthropic
+
+            def turn(client, state):
+                while True:
+                    args = state.create_arguments()
+                    try:
+                        return client.messages.create(**args)
+                    except anthropic.BadRequestError as e:
+                        if not state.recovers_from(e):
+                            raise
+            """,
     ]
     INVALID = [
         # No retry word in sight: the loop's shape is the retry.
         Invalid(
-            "import requests\n\ndef fetch_quote(url):\n    while True:\n        try:\n"
-            "            return requests.get(url, timeout=5).json()\n        except requests.ConnectionError:\n"
-            "            continue\n",
+            """
+            import requests
+
+            def fetch_quote(url):
+                while True:
+                    try:
+                        return requests.get(url, timeout=5).json()
+                    except requests.ConnectionError:
+                        continue
+            """,
             line=4,
         ),
         Invalid(
-            "from tenacity import retry, stop_after_attempt\n\n@retry(stop=stop_after_attempt(5))\n"
-            "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n",
+            """
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(5))
+            def open_ticket(crm, payload):
+                return crm.tickets.create(payload)
+            """,
             line=3,
-            fixed=(
-                "from tenacity import wait_random_exponential, retry, stop_after_attempt\n\n"
-                "@retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))\n"
-                "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n"
-            ),
+            fixed="""
+                from tenacity import wait_random_exponential, retry, stop_after_attempt
+
+                @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))
+                def open_ticket(crm, payload):
+                    return crm.tickets.create(payload)
+                """,
         ),
         Invalid(
-            "import tenacity\n\n@tenacity.retry()\ndef refresh(api):\n    return api.get_token()\n",
+            """
+            import tenacity
+
+            @tenacity.retry()
+            def refresh(api):
+                return api.get_token()
+            """,
             line=3,
-            fixed=(
-                "import tenacity\n\n@tenacity.retry(wait=tenacity.wait_random_exponential(multiplier=1, max=30))\n"
-                "def refresh(api):\n    return api.get_token()\n"
-            ),
+            fixed="""
+                import tenacity
+
+                @tenacity.retry(wait=tenacity.wait_random_exponential(multiplier=1, max=30))
+                def refresh(api):
+                    return api.get_token()
+                """,
         ),
         # A fixed wait has no fix: only the author knows the intended pacing.
         Invalid(
-            "from tenacity import retry, stop_after_attempt, wait_fixed\n\n"
-            "@retry(stop=stop_after_attempt(5), wait=wait_fixed(2))\ndef book(api, slot):\n"
-            "    return api.book_room(slot)\n",
+            """
+            from tenacity import retry, stop_after_attempt, wait_fixed
+
+            @retry(stop=stop_after_attempt(5), wait=wait_fixed(2))
+            def book(api, slot):
+                return api.book_room(slot)
+            """,
             line=3,
         ),
         Invalid(
-            "from retrying import retry\n\n@retry(stop_max_attempt_number=3, wait_fixed=2000)\n"
-            "def cancel(api, order_id):\n    api.cancel_order(order_id)\n",
+            """
+            from retrying import retry
+
+            @retry(stop_max_attempt_number=3, wait_fixed=2000)
+            def cancel(api, order_id):
+                api.cancel_order(order_id)
+            """,
             line=3,
         ),
         Invalid(
-            "import backoff, requests\n\n@backoff.on_exception(backoff.constant, requests.RequestException, "
-            "max_tries=5, jitter=None)\ndef fetch(url):\n    return requests.get(url, timeout=5)\n",
+            """
+            import backoff, requests
+
+            @backoff.on_exception(backoff.constant, requests.RequestException, max_tries=5, jitter=None)
+            def fetch(url):
+                return requests.get(url, timeout=5)
+            """,
             line=3,
         ),
         Invalid(
-            "def build(tool):\n    return tool.with_retry(wait_exponential_jitter=False, stop_after_attempt=3)\n",
+            """
+            def build(tool):
+                return tool.with_retry(wait_exponential_jitter=False, stop_after_attempt=3)
+            """,
             line=2,
         ),
         # The fixed `time.sleep(1)` of a hand-written loop around a read of an HTTP API.
         Invalid(
-            "import time, requests\n\ndef rates(base):\n    for attempt in range(5):\n        try:\n"
-            "            return requests.get('https://fx.example.com/rates', params={'base': base}, timeout=5)\n"
-            "        except requests.RequestException:\n            time.sleep(1)\n",
+            """
+            import time, requests
+
+            def rates(base):
+                for attempt in range(5):
+                    try:
+                        return requests.get('https://fx.example.com/rates', params={'base': base}, timeout=5)
+                    except requests.RequestException:
+                        time.sleep(1)
+            """,
             line=8,
         ),
         # No wait at all: the retry helper goes straight round again.
         Invalid(
-            "def call_with_retry(fn, attempts=3):\n    for attempt in range(attempts):\n        try:\n"
-            "            return fn()\n        except Exception:\n            pass\n",
+            """
+            def call_with_retry(fn, attempts=3):
+                for attempt in range(attempts):
+                    try:
+                        return fn()
+                    except Exception:
+                        pass
+            """,
             line=2,
         ),
         # A constant named like a backoff is still a fixed wait.
         Invalid(
-            "import asyncio\nRETRY_BACKOFF = 2\n\nasync def refund(payments, order):\n    for _ in range(3):\n"
-            "        try:\n            return await payments.refund(order.id, idempotency_key=order.key)\n"
-            "        except TimeoutError:\n            await asyncio.sleep(RETRY_BACKOFF)\n",
+            """
+            import asyncio
+            RETRY_BACKOFF = 2
+
+            async def refund(payments, order):
+                for _ in range(3):
+                    try:
+                        return await payments.refund(order.id, idempotency_key=order.key)
+                    except TimeoutError:
+                        await asyncio.sleep(RETRY_BACKOFF)
+            """,
             line=9,
         ),
     ]

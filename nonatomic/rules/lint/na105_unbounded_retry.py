@@ -79,111 +79,229 @@ class UnboundedRetry(LintRule):
 
     VALID = [
         # A stop by attempts, by time, or both.
-        (
-            "from tenacity import retry, stop_after_attempt, wait_random_exponential\n\n"
-            "@retry(stop=stop_after_attempt(5), wait=wait_random_exponential(max=30))\n"
-            "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n"
-        ),
-        (
-            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException, max_time=60)\n"
-            "def fetch(url):\n    return requests.get(url, timeout=5)\n"
-        ),
+        """
+            from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+            @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(max=30))
+            def open_ticket(crm, payload):
+                return crm.tickets.create(payload)
+            """,
+        """
+            import backoff, requests
+
+            @backoff.on_exception(backoff.expo, requests.RequestException, max_time=60)
+            def fetch(url):
+                return requests.get(url, timeout=5)
+            """,
         # stamina and LangChain stop by default.
-        "import stamina, httpx\n\n@stamina.retry(on=httpx.HTTPError)\ndef fetch(client):\n    return client.get('/x')\n",
-        "def build(prompt, llm):\n    return (prompt | llm).with_retry()\n",
+        """
+        import stamina, httpx
+
+        @stamina.retry(on=httpx.HTTPError)
+        def fetch(client):
+            return client.get('/x')
+        """,
+        """
+        def build(prompt, llm):
+            return (prompt | llm).with_retry()
+        """,
         # A counted loop, and a `while True` that gives up on a counter or a deadline.
-        (
-            "import time, requests\n\ndef post_event(body):\n    attempt = 0\n    while True:\n        try:\n"
-            "            return requests.post(URL, json=body, timeout=5)\n        except requests.ConnectionError:\n"
-            "            attempt += 1\n            if attempt >= 5:\n                raise\n            time.sleep(2 ** attempt)\n"
-        ),
-        (
-            "import time\n\ndef book(api, slot, deadline):\n    while True:\n        try:\n"
-            "            return api.book_room(slot)\n        except TimeoutError:\n"
-            "            if time.monotonic() > deadline:\n                raise\n            time.sleep(1)\n"
-        ),
+        """
+            import time, requests
+
+            def post_event(body):
+                attempt = 0
+                while True:
+                    try:
+                        return requests.post(URL, json=body, timeout=5)
+                    except requests.ConnectionError:
+                        attempt += 1
+                        if attempt >= 5:
+                            raise
+                        time.sleep(2 ** attempt)
+            """,
+        """
+            import time
+
+            def book(api, slot, deadline):
+                while True:
+                    try:
+                        return api.book_room(slot)
+                    except TimeoutError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(1)
+            """,
         # Polling a read until it becomes visible is not a retry of a failure.
-        (
-            "import time\n\ndef wait_for_refund(payments, refund_id):\n    while True:\n"
-            "        refund = payments.get_refund(refund_id)\n        if refund.status == 'succeeded':\n"
-            "            return refund\n        time.sleep(5)\n"
-        ),
-        (
-            "import time\n\ndef wait_visible(api, key):\n    while True:\n        try:\n"
-            "            return api.get_object(key)\n        except KeyError:\n            time.sleep(1)\n"
-        ),
-        (
-            "from tenacity import retry, retry_if_result, wait_fixed\n\n"
-            "@retry(retry=retry_if_result(lambda job: not job.done), wait=wait_fixed(5))\n"
-            "def job_status(api, job_id):\n    return api.get_job(job_id)\n"
-        ),
+        """
+            import time
+
+            def wait_for_refund(payments, refund_id):
+                while True:
+                    refund = payments.get_refund(refund_id)
+                    if refund.status == 'succeeded':
+                        return refund
+                    time.sleep(5)
+            """,
+        """
+            import time
+
+            def wait_visible(api, key):
+                while True:
+                    try:
+                        return api.get_object(key)
+                    except KeyError:
+                        time.sleep(1)
+            """,
+        """
+            from tenacity import retry, retry_if_result, wait_fixed
+
+            @retry(retry=retry_if_result(lambda job: not job.done), wait=wait_fixed(5))
+            def job_status(api, job_id):
+                return api.get_job(job_id)
+            """,
         # A local computation retried forever is no outage hazard (an input prompt).
-        (
-            "def ask_number():\n    while True:\n        try:\n            return int(input('n? '))\n"
-            "        except ValueError:\n            print('again')\n"
-        ),
+        """
+            def ask_number():
+                while True:
+                    try:
+                        return int(input('n? '))
+                    except ValueError:
+                        print('again')
+            """,
         # A worker loop stopped from outside.
-        (
-            "import time\n\ndef pump(queue_client, stop_event):\n    while not stop_event.is_set():\n        try:\n"
-            "            return queue_client.receive()\n        except OSError:\n            time.sleep(1)\n"
-        ),
+        """
+            import time
+
+            def pump(queue_client, stop_event):
+                while not stop_event.is_set():
+                    try:
+                        return queue_client.receive()
+                    except OSError:
+                        time.sleep(1)
+            """,
         # Settings passed through **kwargs cannot be read.
-        "from tenacity import retry\n\n@retry(**RETRY_SETTINGS)\ndef sync(crm):\n    crm.contacts.update(x=1)\n",
+        """
+        from tenacity import retry
+
+        @retry(**RETRY_SETTINGS)
+        def sync(crm):
+            crm.contacts.update(x=1)
+        """,
     ]
     INVALID = [
         Invalid(
-            "from tenacity import retry\n\n@retry\ndef open_ticket(crm, payload):\n"
-            "    return crm.tickets.create(payload)\n",
+            """
+            from tenacity import retry
+
+            @retry
+            def open_ticket(crm, payload):
+                return crm.tickets.create(payload)
+            """,
             line=3,
-            fixed=(
-                "from tenacity import stop_after_attempt, retry\n\n@retry(stop=stop_after_attempt(5))\n"
-                "def open_ticket(crm, payload):\n    return crm.tickets.create(payload)\n"
-            ),
+            fixed="""
+                from tenacity import stop_after_attempt, retry
+
+                @retry(stop=stop_after_attempt(5))
+                def open_ticket(crm, payload):
+                    return crm.tickets.create(payload)
+                """,
         ),
         # The qualified form needs no new import; comments and other arguments stay.
         Invalid(
-            "import tenacity\n\n@tenacity.retry(  # transient CRM errors\n"
-            "    retry=tenacity.retry_if_exception_type(IOError),\n)\ndef sync(crm):\n    crm.contacts.update(x=1)\n",
+            """
+            import tenacity
+
+            @tenacity.retry(  # transient CRM errors
+                retry=tenacity.retry_if_exception_type(IOError),
+            )
+            def sync(crm):
+                crm.contacts.update(x=1)
+            """,
             line=3,
-            fixed=(
-                "import tenacity\n\n@tenacity.retry(  # transient CRM errors\n"
-                "    retry=tenacity.retry_if_exception_type(IOError),\n    stop=tenacity.stop_after_attempt(5),\n)\n"
-                "def sync(crm):\n    crm.contacts.update(x=1)\n"
-            ),
+            fixed="""
+                import tenacity
+
+                @tenacity.retry(  # transient CRM errors
+                    retry=tenacity.retry_if_exception_type(IOError),
+                    stop=tenacity.stop_after_attempt(5),
+                )
+                def sync(crm):
+                    crm.contacts.update(x=1)
+                """,
         ),
         Invalid(
-            "from tenacity import Retrying, stop_never\n\ndef charge(gateway, card):\n"
-            "    for attempt in Retrying(stop=stop_never):\n        with attempt:\n            gateway.charge(card)\n",
+            """
+            from tenacity import Retrying, stop_never
+
+            def charge(gateway, card):
+                for attempt in Retrying(stop=stop_never):
+                    with attempt:
+                        gateway.charge(card)
+            """,
             line=4,
         ),
         Invalid(
-            "import backoff, requests\n\n@backoff.on_exception(backoff.expo, requests.RequestException)\n"
-            "def send_sms(to, text):\n    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)\n",
+            """
+            import backoff, requests
+
+            @backoff.on_exception(backoff.expo, requests.RequestException)
+            def send_sms(to, text):
+                requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
+            """,
             line=3,
         ),
         Invalid(
-            "from retrying import retry\n\n@retry(wait_exponential_multiplier=1000)\ndef cancel(api, order_id):\n"
-            "    api.cancel_order(order_id)\n",
+            """
+            from retrying import retry
+
+            @retry(wait_exponential_multiplier=1000)
+            def cancel(api, order_id):
+                api.cancel_order(order_id)
+            """,
             line=3,
         ),
         # `while True` around an HTTP call with a sleep but no way out on failure.
         Invalid(
-            "import time, requests\n\ndef report(body):\n    while True:\n        try:\n"
-            "            return requests.post('https://hooks.example.com/x', json=body, timeout=5)\n"
-            "        except requests.RequestException:\n            time.sleep(5)\n",
+            """
+            import time, requests
+
+            def report(body):
+                while True:
+                    try:
+                        return requests.post('https://hooks.example.com/x', json=body, timeout=5)
+                    except requests.RequestException:
+                        time.sleep(5)
+            """,
             line=4,
         ),
         # A success flag is no limit, and a predicate that re-raises some errors is none either.
         Invalid(
-            "def deploy(api, build):\n    done = False\n    while not done:\n        try:\n"
-            "            api.deploy_release(build)\n            done = True\n        except Exception as exc:\n"
-            "            if isinstance(exc, PermissionError):\n                raise\n",
+            """
+            def deploy(api, build):
+                done = False
+                while not done:
+                    try:
+                        api.deploy_release(build)
+                        done = True
+                    except Exception as exc:
+                        if isinstance(exc, PermissionError):
+                            raise
+            """,
             line=3,
         ),
         # A retry helper retries whatever it is handed.
         Invalid(
-            "import itertools, time\n\ndef call_with_retry(fn):\n    for attempt in itertools.count():\n"
-            "        try:\n            return fn()\n        except ConnectionError:\n            time.sleep(2 ** attempt)\n",
+            """
+            import itertools, time
+
+            def call_with_retry(fn):
+                for attempt in itertools.count():
+                    try:
+                        return fn()
+                    except ConnectionError:
+                        time.sleep(2 ** attempt)
+            """,
             line=4,
         ),
     ]

@@ -62,51 +62,86 @@ class RetryAfterTimeoutWithoutVerify(LintRule):
 
     VALID = [
         # Verified before the second attempt.
-        (
-            "def open_ticket(crm, payload):\n    try:\n        return crm.create_ticket(payload)\n"
-            "    except TimeoutError:\n        existing = crm.find_ticket(payload['ref'])\n"
-            "        return existing or crm.create_ticket(payload)\n"
-        ),
+        """
+            def open_ticket(crm, payload):
+                try:
+                    return crm.create_ticket(payload)
+                except TimeoutError:
+                    existing = crm.find_ticket(payload['ref'])
+                    return existing or crm.create_ticket(payload)
+            """,
         # The key makes the repeat safe.
-        (
-            "def refund(payments, order):\n    try:\n"
-            "        return payments.refund(order.charge, idempotency_key=order.id)\n"
-            "    except TimeoutError:\n        return payments.refund(order.charge, idempotency_key=order.id)\n"
-        ),
+        """
+            def refund(payments, order):
+                try:
+                    return payments.refund(order.charge, idempotency_key=order.id)
+                except TimeoutError:
+                    return payments.refund(order.charge, idempotency_key=order.id)
+            """,
         # A read retried after a timeout.
-        (
-            "def load(api, job_id):\n    try:\n        return api.get_job(job_id)\n"
-            "    except TimeoutError:\n        return api.get_job(job_id)\n"
-        ),
+        """
+            def load(api, job_id):
+                try:
+                    return api.get_job(job_id)
+                except TimeoutError:
+                    return api.get_job(job_id)
+            """,
         # Another call in the handler, not the same write.
-        (
-            "def notify(mailer, queue, msg):\n    try:\n        mailer.send_email(msg)\n"
-            "    except TimeoutError:\n        queue.enqueue_review(msg)\n"
-        ),
+        """
+            def notify(mailer, queue, msg):
+                try:
+                    mailer.send_email(msg)
+                except TimeoutError:
+                    queue.enqueue_review(msg)
+            """,
         # The loop checks the status at the start of every round.
-        (
-            "import time\n\ndef deploy(api, build):\n    for attempt in range(3):\n"
-            "        if api.get_release_status(build) == 'live':\n            return\n        try:\n"
-            "            api.deploy_release(build)\n            return\n        except TimeoutError:\n"
-            "            time.sleep(5)\n"
-        ),
+        """
+            import time
+
+            def deploy(api, build):
+                for attempt in range(3):
+                    if api.get_release_status(build) == 'live':
+                        return
+                    try:
+                        api.deploy_release(build)
+                        return
+                    except TimeoutError:
+                        time.sleep(5)
+            """,
     ]
     INVALID = [
         Invalid(
-            "def open_ticket(crm, payload):\n    try:\n        return crm.create_ticket(payload)\n"
-            "    except TimeoutError:\n        return crm.create_ticket(payload)\n",
+            """
+            def open_ticket(crm, payload):
+                try:
+                    return crm.create_ticket(payload)
+                except TimeoutError:
+                    return crm.create_ticket(payload)
+            """,
             line=5,
         ),
         Invalid(
-            "import time, requests\n\ndef send(payload):\n    for attempt in range(3):\n        try:\n"
-            "            return requests.post('https://api.example.com/orders', json=payload, timeout=5)\n"
-            "        except requests.ReadTimeout:\n            time.sleep(2 ** attempt)\n",
+            """
+            import time, requests
+
+            def send(payload):
+                for attempt in range(3):
+                    try:
+                        return requests.post('https://api.example.com/orders', json=payload, timeout=5)
+                    except requests.ReadTimeout:
+                        time.sleep(2 ** attempt)
+            """,
             line=6,
         ),
         Invalid(
-            "import httpx\nfrom tenacity import retry, retry_if_exception_type\n\n"
-            "@retry(retry=retry_if_exception_type(httpx.ReadTimeout))\ndef book(client, slot):\n"
-            "    return client.post('https://api.example.com/bookings', json=slot)\n",
+            """
+            import httpx
+            from tenacity import retry, retry_if_exception_type
+
+            @retry(retry=retry_if_exception_type(httpx.ReadTimeout))
+            def book(client, slot):
+                return client.post('https://api.example.com/bookings', json=slot)
+            """,
             line=6,
         ),
     ]

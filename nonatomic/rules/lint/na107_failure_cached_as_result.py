@@ -89,59 +89,113 @@ class FailureCachedAsResult(LintRule):
 
     VALID = [
         # Cached after success only.
-        (
-            "def run(tool, key, args):\n    try:\n        out = tool.invoke(args)\n    except TimeoutError:\n"
-            "        raise\n    else:\n        RESULT_CACHE[key] = out\n    return out\n"
-        ),
+        """
+            def run(tool, key, args):
+                try:
+                    out = tool.invoke(args)
+                except TimeoutError:
+                    raise
+                else:
+                    RESULT_CACHE[key] = out
+                return out
+            """,
         # The failure is counted and logged, not cached as a result.
-        (
-            "def run(self, key, args):\n    try:\n        return self.tool.invoke(args)\n"
-            "    except Exception as exc:\n        self.metrics['tool_errors'] += 1\n"
-            "        self.errors[key] = exc\n        self.logger.warning('failed: %s', exc)\n        raise\n"
-        ),
+        """
+            def run(self, key, args):
+                try:
+                    return self.tool.invoke(args)
+                except Exception as exc:
+                    self.metrics['tool_errors'] += 1
+                    self.errors[key] = exc
+                    self.logger.warning('failed: %s', exc)
+                    raise
+            """,
         # The entry is removed on failure.
-        (
-            "def charge(r, bank, key, amount):\n    try:\n        result = bank.capture(amount, idempotency_key=key)\n"
-            "    except TimeoutError:\n        r.delete(f'idem:{key}')\n        raise\n"
-            "    r.set(f'idem:{key}', result, ex=86400)\n    return result\n"
-        ),
+        """
+            def charge(r, bank, key, amount):
+                try:
+                    result = bank.capture(amount, idempotency_key=key)
+                except TimeoutError:
+                    r.delete(f'idem:{key}')
+                    raise
+                r.set(f'idem:{key}', result, ex=86400)
+                return result
+            """,
         # A local list of per-item outcomes lives for this call only: not a cache.
-        (
-            "def run_all(tools, inputs):\n    results = {}\n    for i, (tool, args) in enumerate(zip(tools, inputs)):\n"
-            "        try:\n            results[i] = tool.invoke(args)\n        except Exception as exc:\n"
-            "            results[i] = {'error': str(exc)}\n    return results\n"
-        ),
+        """
+            def run_all(tools, inputs):
+                results = {}
+                for i, (tool, args) in enumerate(zip(tools, inputs)):
+                    try:
+                        results[i] = tool.invoke(args)
+                    except Exception as exc:
+                        results[i] = {'error': str(exc)}
+                return results
+            """,
         # Negative caching of a missing optional import: a plain value, not a failure record.
-        (
-            "_cache = {}\n\ndef load(name):\n    try:\n        _cache[name] = __import__(name)\n"
-            "    except ImportError:\n        _cache[name] = None\n    return _cache[name]\n"
-        ),
+        """
+            _cache = {}
+
+            def load(name):
+                try:
+                    _cache[name] = __import__(name)
+                except ImportError:
+                    _cache[name] = None
+                return _cache[name]
+            """,
     ]
     INVALID = [
         Invalid(
-            "import json\n\ndef charge(bank, r, key, amount):\n    try:\n"
-            "        result = bank.capture(amount, idempotency_key=key)\n    except TimeoutError as exc:\n"
-            "        r.set(f'idem:{key}', json.dumps({'error': str(exc)}), ex=86400)\n        raise\n"
-            "    return result\n",
+            """
+            import json
+
+            def charge(bank, r, key, amount):
+                try:
+                    result = bank.capture(amount, idempotency_key=key)
+                except TimeoutError as exc:
+                    r.set(f'idem:{key}', json.dumps({'error': str(exc)}), ex=86400)
+                    raise
+                return result
+            """,
             line=7,
         ),
         Invalid(
-            "class Gateway:\n    def call(self, key, tool, args):\n        try:\n"
-            "            out = tool.invoke(args)\n        except Exception as e:\n"
-            "            out = {'status': 'failed', 'error': repr(e)}\n"
-            "            self._idempotency_cache[key] = out\n        return out\n",
+            """
+            class Gateway:
+                def call(self, key, tool, args):
+                    try:
+                        out = tool.invoke(args)
+                    except Exception as e:
+                        out = {'status': 'failed', 'error': repr(e)}
+                        self._idempotency_cache[key] = out
+                    return out
+            """,
             line=7,
         ),
         Invalid(
-            "import json\n\ndef book(api, redis_client, key, slot):\n    try:\n"
-            "        result = api.book_room(slot, idempotency_key=key)\n    except TimeoutError as exc:\n"
-            "        result = {'status': 'timeout', 'detail': str(exc)}\n"
-            "    redis_client.set(f'idem:{key}', json.dumps(result), ex=3600)\n    return result\n",
+            """
+            import json
+
+            def book(api, redis_client, key, slot):
+                try:
+                    result = api.book_room(slot, idempotency_key=key)
+                except TimeoutError as exc:
+                    result = {'status': 'timeout', 'detail': str(exc)}
+                redis_client.set(f'idem:{key}', json.dumps(result), ex=3600)
+                return result
+            """,
             line=8,
         ),
         Invalid(
-            "RESPONSES = {}\n\ndef send(mailer, msg_id, msg):\n    try:\n        RESPONSES[msg_id] = mailer.send_email(msg)\n"
-            "    except Exception as err:\n        RESPONSES[msg_id] = err\n",
+            """
+            RESPONSES = {}
+
+            def send(mailer, msg_id, msg):
+                try:
+                    RESPONSES[msg_id] = mailer.send_email(msg)
+                except Exception as err:
+                    RESPONSES[msg_id] = err
+            """,
             line=7,
         ),
     ]

@@ -71,87 +71,244 @@ class CallWithoutTimeout(LintRule):
 
     VALID = [
         # A timeout given as keyword, or positionally where the API allows it.
-        "import requests\nrequests.get('https://api.example.com', timeout=5)\n",
-        "import urllib.request\nurllib.request.urlopen(url, None, 10)\n",
-        "import socket\nsocket.create_connection(('db', 5432), 3)\n",
+        """
+        import requests
+        requests.get('https://api.example.com', timeout=5)
+        """,
+        """
+        import urllib.request
+        urllib.request.urlopen(url, None, 10)
+        """,
+        """
+        import socket
+        socket.create_connection(('db', 5432), 3)
+        """,
         # httpx has a 5 s default: only timeout=None is a hazard.
-        "import httpx\nhttpx.post(url, json=body)\nclient = httpx.Client()\n",
+        """
+        import httpx
+        httpx.post(url, json=body)
+        client = httpx.Client()
+        """,
         # **kwargs may carry the timeout.
-        "import requests\ndef call(url, **kw):\n    return requests.get(url, **kw)\n",
+        """
+        import requests
+        def call(url, **kw):
+            return requests.get(url, **kw)
+        """,
         # Not the requests module: a local object with a .get method.
-        "cache = {}\ncache.get('k')\nrequests = {}\n",
+        """
+        cache = {}
+        cache.get('k')
+        requests = {}
+        """,
         # A future from as_completed is already done: result() does not wait.
-        (
-            "from concurrent.futures import ThreadPoolExecutor, as_completed\n"
-            "with ThreadPoolExecutor() as ex:\n"
-            "    futs = [ex.submit(work, i) for i in range(4)]\n"
-            "    for fut in as_completed(futs, timeout=30):\n"
-            "        fut.result()\n"
-        ),
+        """
+            from concurrent.futures import ThreadPoolExecutor, as_completed
+            with ThreadPoolExecutor() as ex:
+                futs = [ex.submit(work, i) for i in range(4)]
+                for fut in as_completed(futs, timeout=30):
+                    fut.result()
+            """,
         # A non-blocking queue read does not wait.
-        "import queue\nq = queue.Queue()\nitem = q.get(block=False)\nitem = q.get(False)\n",
+        """
+        import queue
+        q = queue.Queue()
+        item = q.get(block=False)
+        item = q.get(False)
+        """,
         # asyncio's loop-level wait is bounded elsewhere (NA202/NA203 cover it).
-        "import asyncio\nq = asyncio.Queue()\nasync def f():\n    await q.get()\n",
-        "from openai import OpenAI\nclient = OpenAI(timeout=20.0, max_retries=2)\n",
-        "from langchain_openai import ChatOpenAI\nllm = ChatOpenAI(model='gpt-4o', request_timeout=30)\n",
-        "import aiohttp\nasync def f():\n    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:\n        pass\n",
+        """
+        import asyncio
+        q = asyncio.Queue()
+        async def f():
+            await q.get()
+        """,
+        """
+        from openai import OpenAI
+        client = OpenAI(timeout=20.0, max_retries=2)
+        """,
+        """
+        from langchain_openai import ChatOpenAI
+        llm = ChatOpenAI(model='gpt-4o', request_timeout=30)
+        """,
+        """
+        import aiohttp
+        async def f():
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
+                pass
+        """,
         # Each request on the session bounds itself (or may, through **kwargs).
-        (
-            "import aiohttp\nasync def f(url, **kw):\n    async with aiohttp.ClientSession() as s:\n"
-            "        async with s.get(url, timeout=aiohttp.ClientTimeout(total=10)) as r:\n            pass\n"
-            "        await s.post(url, **kw)\n"
-        ),
+        """
+            import aiohttp
+            async def f(url, **kw):
+                async with aiohttp.ClientSession() as s:
+                    async with s.get(url, timeout=aiohttp.ClientTimeout(total=10)) as r:
+                        pass
+                    await s.post(url, **kw)
+            """,
         # The client's own http_client may carry the timeout.
-        "import httpx\nfrom openai import AsyncOpenAI\nclient = AsyncOpenAI(http_client=httpx.AsyncClient(timeout=30))\n",
+        """
+        import httpx
+        from openai import AsyncOpenAI
+        client = AsyncOpenAI(http_client=httpx.AsyncClient(timeout=30))
+        """,
         # A parameter that shadows the module name is not the module.
-        "import requests\ndef f(requests):\n    requests.get('x')\n",
+        """
+        import requests
+        def f(requests):
+            requests.get('x')
+        """,
     ]
     INVALID = [
         Invalid(
-            "import requests\nrequests.post('https://pay.example.com/refund', json=body)\n",
+            """
+            import requests
+            requests.post('https://pay.example.com/refund', json=body)
+            """,
             line=2,
-            fixed="import requests\nrequests.post('https://pay.example.com/refund', json=body, timeout=30)\n",
+            fixed="""
+                import requests
+                requests.post('https://pay.example.com/refund', json=body, timeout=30)
+                """,
         ),
-        Invalid("from requests import post as p\np(url)\n", line=2, fixed="from requests import post as p\np(url, timeout=30)\n"),
-        Invalid("import requests\nrequests.get(url, timeout=None)\n", line=2, fixed="import requests\nrequests.get(url, timeout=30)\n"),
+        Invalid("""
+            from requests import post as p
+            p(url)
+            """, line=2, fixed="""
+            from requests import post as p
+            p(url, timeout=30)
+            """),
+        Invalid("""
+            import requests
+            requests.get(url, timeout=None)
+            """, line=2, fixed="""
+            import requests
+            requests.get(url, timeout=30)
+            """),
         Invalid(
-            "import requests\n\nrequests.put(\n    url,\n    json=body,\n)\n",
+            """
+            import requests
+
+            requests.put(
+                url,
+                json=body,
+            )
+            """,
             line=3,
-            fixed="import requests\n\nrequests.put(\n    url,\n    json=body,\n    timeout=30,\n)\n",
+            fixed="""
+                import requests
+
+                requests.put(
+                    url,
+                    json=body,
+                    timeout=30,
+                )
+                """,
         ),
         # Sessions, however they are made and kept (ruff and bandit miss these).
-        Invalid("import requests\ns = requests.Session()\ns.post(url, json=body)\n", line=3),
-        Invalid("import requests\nwith requests.session() as s:\n    s.get(url)\n", line=3),
+        Invalid("""
+            import requests
+            s = requests.Session()
+            s.post(url, json=body)
+            """, line=3),
+        Invalid("""
+            import requests
+            with requests.session() as s:
+                s.get(url)
+            """, line=3),
         Invalid(
-            "import requests\nclass Crm:\n    def __init__(self):\n        self.http = requests.Session()\n"
-            "    def create(self, body):\n        return self.http.post(self.url, json=body)\n",
+            """
+            import requests
+            class Crm:
+                def __init__(self):
+                    self.http = requests.Session()
+                def create(self, body):
+                    return self.http.post(self.url, json=body)
+            """,
             line=6,
         ),
-        Invalid("import httpx\nhttpx.post(url, json=body, timeout=None)\n", line=2),
-        Invalid("import httpx\nclient = httpx.AsyncClient(timeout=None)\n", line=2),
-        Invalid("import aiohttp\nasync def f():\n    async with aiohttp.ClientSession() as s:\n        pass\n", line=3),
-        Invalid("import aiohttp\nt = aiohttp.ClientTimeout()\n", line=2),
+        Invalid("""
+            import httpx
+            httpx.post(url, json=body, timeout=None)
+            """, line=2),
+        Invalid("""
+            import httpx
+            client = httpx.AsyncClient(timeout=None)
+            """, line=2),
+        Invalid("""
+            import aiohttp
+            async def f():
+                async with aiohttp.ClientSession() as s:
+                    pass
+            """, line=3),
+        Invalid("""
+            import aiohttp
+            t = aiohttp.ClientTimeout()
+            """, line=2),
         # One request on the session without its own timeout is enough.
         Invalid(
-            "import aiohttp\nasync def f(url):\n    session = aiohttp.ClientSession()\n"
-            "    await session.get(url, timeout=5)\n    await session.post(url, json={})\n",
+            """
+            import aiohttp
+            async def f(url):
+                session = aiohttp.ClientSession()
+                await session.get(url, timeout=5)
+                await session.post(url, json={})
+            """,
             line=3,
         ),
-        Invalid("from urllib.request import urlopen\nurlopen(url)\n", line=2),
-        Invalid("import smtplib\nserver = smtplib.SMTP('smtp.example.com', 587)\n", line=2),
-        Invalid("import socket\nsocket.create_connection(('db', 5432))\n", line=2),
-        Invalid("import subprocess\nsubprocess.run(['kubectl', 'apply', '-f', 'x.yaml'], check=True)\n", line=2),
-        Invalid("import subprocess\np = subprocess.Popen(cmd)\nout, err = p.communicate()\n", line=3),
+        Invalid("""
+            from urllib.request import urlopen
+            urlopen(url)
+            """, line=2),
+        Invalid("""
+            import smtplib
+            server = smtplib.SMTP('smtp.example.com', 587)
+            """, line=2),
+        Invalid("""
+            import socket
+            socket.create_connection(('db', 5432))
+            """, line=2),
+        Invalid("""
+            import subprocess
+            subprocess.run(['kubectl', 'apply', '-f', 'x.yaml'], check=True)
+            """, line=2),
+        Invalid("""
+            import subprocess
+            p = subprocess.Popen(cmd)
+            out, err = p.communicate()
+            """, line=3),
         Invalid(
-            "from concurrent.futures import ThreadPoolExecutor\n"
-            "with ThreadPoolExecutor() as ex:\n    fut = ex.submit(charge, order)\n    fut.result()\n",
+            """
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor() as ex:
+                fut = ex.submit(charge, order)
+                fut.result()
+            """,
             line=4,
         ),
-        Invalid("import concurrent.futures as cf\nex = cf.ThreadPoolExecutor(4)\nex.submit(f).result()\n", line=3),
-        Invalid("import queue\njobs = queue.Queue()\ndef worker():\n    job = jobs.get()\n", line=4),
-        Invalid("from openai import OpenAI\nclient = OpenAI()\n", line=2),
-        Invalid("import anthropic\nclient = anthropic.AsyncAnthropic(api_key=key)\n", line=2),
-        Invalid("from langchain_anthropic import ChatAnthropic\nllm = ChatAnthropic(model='claude')\n", line=2),
+        Invalid("""
+            import concurrent.futures as cf
+            ex = cf.ThreadPoolExecutor(4)
+            ex.submit(f).result()
+            """, line=3),
+        Invalid("""
+            import queue
+            jobs = queue.Queue()
+            def worker():
+                job = jobs.get()
+            """, line=4),
+        Invalid("""
+            from openai import OpenAI
+            client = OpenAI()
+            """, line=2),
+        Invalid("""
+            import anthropic
+            client = anthropic.AsyncAnthropic(api_key=key)
+            """, line=2),
+        Invalid("""
+            from langchain_anthropic import ChatAnthropic
+            llm = ChatAnthropic(model='claude')
+            """, line=2),
     ]
 
     def __init__(self, context=None) -> None:

@@ -71,59 +71,147 @@ class AgentRunWithoutDeadline(LintRule):
     METADATA_DEPENDENCIES = (CalleeProvider,)
 
     VALID = [
-        "import asyncio\nasync def f(graph, s):\n    return await asyncio.wait_for(graph.ainvoke(s), timeout=120)\n",
-        "import asyncio\nasync def f(graph, s):\n    async with asyncio.timeout(120):\n        return await graph.ainvoke(s)\n",
-        "import anyio\nasync def f(graph, s):\n    with anyio.fail_after(120):\n        return await graph.ainvoke(s)\n",
-        "import anyio\nasync def f(graph, s):\n    with anyio.move_on_after(120):\n        async for c in graph.astream(s):\n            yield c\n",
-        (
-            "import asyncio\nfrom agents import Runner\nasync def f(agent, q):\n"
-            "    return await asyncio.wait_for(Runner.run(agent, q, max_turns=8), 90)\n"
-        ),
+        """
+        import asyncio
+        async def f(graph, s):
+            return await asyncio.wait_for(graph.ainvoke(s), timeout=120)
+        """,
+        """
+        import asyncio
+        async def f(graph, s):
+            async with asyncio.timeout(120):
+                return await graph.ainvoke(s)
+        """,
+        """
+        import anyio
+        async def f(graph, s):
+            with anyio.fail_after(120):
+                return await graph.ainvoke(s)
+        """,
+        """
+        import anyio
+        async def f(graph, s):
+            with anyio.move_on_after(120):
+                async for c in graph.astream(s):
+                    yield c
+        """,
+        """
+            import asyncio
+            from agents import Runner
+            async def f(agent, q):
+                return await asyncio.wait_for(Runner.run(agent, q, max_turns=8), 90)
+            """,
         # A deadline on the whole function.
-        "from timeout_decorator import timeout\n@timeout(300)\ndef f(crew):\n    return crew.kickoff()\n",
+        """
+        from timeout_decorator import timeout
+        @timeout(300)
+        def f(crew):
+            return crew.kickoff()
+        """,
         # A spawned run that the function bounds later.
-        (
-            "import asyncio\nasync def f(graph, s):\n    task = asyncio.create_task(graph.ainvoke(s))\n"
-            "    return await asyncio.wait_for(task, 60)\n"
-        ),
+        """
+            import asyncio
+            async def f(graph, s):
+                task = asyncio.create_task(graph.ainvoke(s))
+                return await asyncio.wait_for(task, 60)
+            """,
         # Not agent runs: a chain, a model, a tool, a retriever.
-        (
-            "from langgraph.graph import StateGraph\nasync def f(chain, llm, tool, retriever, q):\n"
-            "    await chain.ainvoke(q)\n    llm.invoke(q)\n    tool.invoke(q)\n    retriever.invoke(q)\n"
-        ),
+        """
+            from langgraph.graph import StateGraph
+            async def f(chain, llm, tool, retriever, q):
+                await chain.ainvoke(q)
+                llm.invoke(q)
+                tool.invoke(q)
+                retriever.invoke(q)
+            """,
         # LangGraph's own implementation calling itself.
-        "from langgraph.graph import StateGraph\nclass Pregel:\n    def invoke(self, x):\n        return list(self.stream(x))\n",
+        """
+        from langgraph.graph import StateGraph
+        class Pregel:
+            def invoke(self, x):
+                return list(self.stream(x))
+        """,
         # A run method delegating to the object it wraps or restores.
-        "class Agent:\n    def kickoff(self, q):\n        restored = load(self)\n        return restored.kickoff(q)\n",
+        """
+        class Agent:
+            def kickoff(self, q):
+                restored = load(self)
+                return restored.kickoff(q)
+        """,
         # A known graph type's other methods.
-        "from langgraph.graph import StateGraph\ng = StateGraph(S).compile()\ng.get_graph().draw_mermaid()\n",
+        """
+        from langgraph.graph import StateGraph
+        g = StateGraph(S).compile()
+        g.get_graph().draw_mermaid()
+        """,
     ]
     INVALID = [
         Invalid(
-            "async def answer(graph, q):\n    return await graph.ainvoke({'messages': [q]}, config={'recursion_limit': 25})\n",
+            """
+            async def answer(graph, q):
+                return await graph.ainvoke({'messages': [q]}, config={'recursion_limit': 25})
+            """,
             line=2,
         ),
         Invalid(
-            "from langgraph.graph import StateGraph\nbuilder = StateGraph(State)\napp = builder.compile()\n"
-            "def handle(q):\n    return app.invoke({'q': q})\n",
+            """
+            from langgraph.graph import StateGraph
+            builder = StateGraph(State)
+            app = builder.compile()
+            def handle(q):
+                return app.invoke({'q': q})
+            """,
             line=5,
         ),
         Invalid(
-            "from langgraph.prebuilt import create_react_agent\nbot = create_react_agent(model, tools)\n"
-            "async def chat(q):\n    async for chunk in bot.astream({'messages': [q]}):\n        yield chunk\n",
+            """
+            from langgraph.prebuilt import create_react_agent
+            bot = create_react_agent(model, tools)
+            async def chat(q):
+                async for chunk in bot.astream({'messages': [q]}):
+                    yield chunk
+            """,
             line=4,
         ),
-        Invalid("from agents import Runner\nasync def f(agent, q):\n    return await Runner.run(agent, q, max_turns=8)\n", line=3),
-        Invalid("from agents import Runner\nresult = Runner.run_sync(agent, 'hi')\n", line=2),
-        Invalid("from crewai import Crew\ncrew = Crew(agents=[a], tasks=[t])\nresult = crew.kickoff(inputs={'topic': 'x'})\n", line=3),
-        Invalid("class Flow:\n    async def go(self):\n        return await self.crew().kickoff_async()\n", line=3),
+        Invalid("""
+            from agents import Runner
+            async def f(agent, q):
+                return await Runner.run(agent, q, max_turns=8)
+            """, line=3),
+        Invalid("""
+            from agents import Runner
+            result = Runner.run_sync(agent, 'hi')
+            """, line=2),
+        Invalid("""
+            from crewai import Crew
+            crew = Crew(agents=[a], tasks=[t])
+            result = crew.kickoff(inputs={'topic': 'x'})
+            """, line=3),
+        Invalid("""
+            class Flow:
+                async def go(self):
+                    return await self.crew().kickoff_async()
+            """, line=3),
         # wait_for with timeout=None sets no deadline.
-        Invalid("import asyncio\nasync def f(graph, s):\n    return await asyncio.wait_for(graph.ainvoke(s), timeout=None)\n", line=3),
+        Invalid("""
+            import asyncio
+            async def f(graph, s):
+                return await asyncio.wait_for(graph.ainvoke(s), timeout=None)
+            """, line=3),
         Invalid(
-            "import asyncio\nasync def f(self, s):\n    task = asyncio.create_task(self.agent_graph.ainvoke(s))\n    return await task\n",
+            """
+            import asyncio
+            async def f(self, s):
+                task = asyncio.create_task(self.agent_graph.ainvoke(s))
+                return await task
+            """,
             line=3,
         ),
-        Invalid("from smolagents import CodeAgent\nagent = CodeAgent(tools=[], model=m, max_steps=10)\nagent.run('q')\n", line=3),
+        Invalid("""
+            from smolagents import CodeAgent
+            agent = CodeAgent(tools=[], model=m, max_steps=10)
+            agent.run('q')
+            """, line=3),
     ]
 
     def __init__(self, context=None) -> None:

@@ -102,143 +102,319 @@ class TimeoutWithoutCancel(LintRule):
 
     VALID = [
         # Pending tasks cancelled, in a loop or a comprehension.
-        (
-            "import asyncio\nasync def f(cs):\n    tasks = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(tasks, timeout=5)\n"
-            "    for t in pending:\n        t.cancel()\n    return done\n"
-        ),
-        (
-            "import asyncio\nasync def f(cs):\n    tasks = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(tasks, timeout=5)\n"
-            "    [t.cancel() for t in list(pending)]\n"
-        ),
+        """
+            import asyncio
+            async def f(cs):
+                tasks = [asyncio.create_task(c) for c in cs]
+                done, pending = await asyncio.wait(tasks, timeout=5)
+                for t in pending:
+                    t.cancel()
+                return done
+            """,
+        """
+            import asyncio
+            async def f(cs):
+                tasks = [asyncio.create_task(c) for c in cs]
+                done, pending = await asyncio.wait(tasks, timeout=5)
+                [t.cancel() for t in list(pending)]
+            """,
         # Fed back into the next wait: the FIRST_COMPLETED loop.
-        (
-            "import asyncio\nasync def f(cs):\n    tasks = [asyncio.create_task(c) for c in cs]\n    pending = set(tasks)\n    while pending:\n"
-            "        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)\n"
-            "        for t in done:\n            handle(t.result())\n"
-        ),
+        """
+            import asyncio
+            async def f(cs):
+                tasks = [asyncio.create_task(c) for c in cs]
+                pending = set(tasks)
+                while pending:
+                    done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                    for t in done:
+                        handle(t.result())
+            """,
         # Handed to a helper, returned, or gathered.
-        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(ts, timeout=5)\n    await cancel_all(pending)\n",
-        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    return await asyncio.wait(ts, timeout=5)\n",
-        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(ts, timeout=5)\n    return done, pending\n",
+        """
+        import asyncio
+        async def f(cs):
+            ts = [asyncio.create_task(c) for c in cs]
+            done, pending = await asyncio.wait(ts, timeout=5)
+            await cancel_all(pending)
+        """,
+        """
+        import asyncio
+        async def f(cs):
+            ts = [asyncio.create_task(c) for c in cs]
+            return await asyncio.wait(ts, timeout=5)
+        """,
+        """
+        import asyncio
+        async def f(cs):
+            ts = [asyncio.create_task(c) for c in cs]
+            done, pending = await asyncio.wait(ts, timeout=5)
+            return done, pending
+        """,
         # Result discarded, but the tasks waited on are cancelled afterwards.
-        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    await asyncio.wait(ts, timeout=5)\n    for t in ts:\n        t.cancel()\n",
+        """
+        import asyncio
+        async def f(cs):
+            ts = [asyncio.create_task(c) for c in cs]
+            await asyncio.wait(ts, timeout=5)
+            for t in ts:
+                t.cancel()
+        """,
         # The tasks of a literal set, cancelled by name afterwards.
-        (
-            "import asyncio\nasync def f(job):\n    work = asyncio.create_task(job)\n    watchdog = asyncio.create_task(asyncio.sleep(60))\n"
-            "    done, _ = await asyncio.wait({work, watchdog}, return_when=asyncio.FIRST_COMPLETED)\n"
-            "    watchdog.cancel()\n    work.cancel()\n"
-        ),
+        """
+            import asyncio
+            async def f(job):
+                work = asyncio.create_task(job)
+                watchdog = asyncio.create_task(asyncio.sleep(60))
+                done, _ = await asyncio.wait({work, watchdog}, return_when=asyncio.FIRST_COMPLETED)
+                watchdog.cancel()
+                work.cancel()
+            """,
         # Cancelled first, then given a grace period: what is left is only reported.
-        (
-            "import asyncio, logging\nasync def close(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    for t in ts:\n        t.cancel()\n"
-            "    done, pending = await asyncio.wait(ts, timeout=1)\n    if pending:\n"
-            "        logging.warning('%d tasks still stopping', len(pending))\n"
-        ),
+        """
+            import asyncio, logging
+            async def close(cs):
+                ts = [asyncio.create_task(c) for c in cs]
+                for t in ts:
+                    t.cancel()
+                done, pending = await asyncio.wait(ts, timeout=1)
+                if pending:
+                    logging.warning('%d tasks still stopping', len(pending))
+            """,
         # Kept by the object: the pending set stored, or a snapshot of a registry it owns.
-        (
-            "import asyncio\nclass Pool:\n    async def drain(self):\n"
-            "        done, self.pending = await asyncio.wait(self.pending, return_when=asyncio.FIRST_COMPLETED)\n"
-        ),
-        "import asyncio\nclass Pty:\n    async def settle(self):\n        tasks = tuple(self._closing)\n        await asyncio.wait(tasks, timeout=1)\n",
-        (
-            "import asyncio\nasync def step(context, job):\n    if context.task is None:\n"
-            "        context.task = asyncio.create_task(job())\n"
-            "    done, _ = await asyncio.wait((context.task,), timeout=1)\n    return bool(done)\n"
-        ),
+        """
+            import asyncio
+            class Pool:
+                async def drain(self):
+                    done, self.pending = await asyncio.wait(self.pending, return_when=asyncio.FIRST_COMPLETED)
+            """,
+        """
+        import asyncio
+        class Pty:
+            async def settle(self):
+                tasks = tuple(self._closing)
+                await asyncio.wait(tasks, timeout=1)
+        """,
+        """
+            import asyncio
+            async def step(context, job):
+                if context.task is None:
+                    context.task = asyncio.create_task(job())
+                done, _ = await asyncio.wait((context.task,), timeout=1)
+                return bool(done)
+            """,
         # A collection the enclosing loop waits on again; the outcome handed to the caller.
-        (
-            "import concurrent.futures as cf\ndef run(ex, jobs, deadline):\n    futs = {ex.submit(j) for j in jobs}\n    while futs:\n"
-            "        done, inflight = cf.wait(futs, timeout=deadline, return_when=cf.FIRST_COMPLETED)\n"
-            "        if not done:\n            break\n        for f in done:\n            futs.remove(f)\n"
-        ),
-        "import concurrent.futures as cf\ndef flush(ex, jobs):\n    futs = [ex.submit(j) for j in jobs]\n    done, not_done = cf.wait(futs, timeout=5)\n    return len(not_done) == 0\n",
+        """
+            import concurrent.futures as cf
+            def run(ex, jobs, deadline):
+                futs = {ex.submit(j) for j in jobs}
+                while futs:
+                    done, inflight = cf.wait(futs, timeout=deadline, return_when=cf.FIRST_COMPLETED)
+                    if not done:
+                        break
+                    for f in done:
+                        futs.remove(f)
+            """,
+        """
+        import concurrent.futures as cf
+        def flush(ex, jobs):
+            futs = [ex.submit(j) for j in jobs]
+            done, not_done = cf.wait(futs, timeout=5)
+            return len(not_done) == 0
+        """,
         # FIRST_COMPLETED of a single task waits for that task.
-        "import asyncio\nasync def f(c):\n    t = asyncio.create_task(c)\n    done, _ = await asyncio.wait({t}, return_when=asyncio.FIRST_COMPLETED)\n    return done.pop().result()\n",
+        """
+        import asyncio
+        async def f(c):
+            t = asyncio.create_task(c)
+            done, _ = await asyncio.wait({t}, return_when=asyncio.FIRST_COMPLETED)
+            return done.pop().result()
+        """,
         # Tasks the caller passed in: the caller still holds them.
-        (
-            "import asyncio\nasync def wait_briefly(remaining, seconds):\n"
-            "    done, _ = await asyncio.wait(remaining, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)\n"
-            "    return bool(done)\n"
-        ),
+        """
+            import asyncio
+            async def wait_briefly(remaining, seconds):
+                done, _ = await asyncio.wait(remaining, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+                return bool(done)
+            """,
         # No timeout and ALL_COMPLETED: nothing is left pending.
-        "import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(ts)\n",
+        """
+        import asyncio
+        async def f(cs):
+            ts = [asyncio.create_task(c) for c in cs]
+            done, pending = await asyncio.wait(ts)
+        """,
         # wait_for cancels by itself.
-        "import asyncio\nasync def f(c):\n    try:\n        return await asyncio.wait_for(c, timeout=5)\n    except asyncio.TimeoutError:\n        return None\n",
+        """
+        import asyncio
+        async def f(c):
+            try:
+                return await asyncio.wait_for(c, timeout=5)
+            except asyncio.TimeoutError:
+                return None
+        """,
         # The timeout path cancels, or records the unknown outcome.
-        (
-            "from concurrent.futures import ThreadPoolExecutor, TimeoutError\nex = ThreadPoolExecutor()\n"
-            "def f(order):\n    fut = ex.submit(charge, order)\n    try:\n        return fut.result(timeout=10)\n"
-            "    except TimeoutError:\n        fut.cancel()\n        raise\n"
-        ),
-        (
-            "from concurrent.futures import ThreadPoolExecutor, TimeoutError\nex = ThreadPoolExecutor()\n"
-            "def f(order):\n    fut = ex.submit(charge, order)\n    try:\n        return fut.result(timeout=10)\n"
-            "    except TimeoutError:\n        ledger.mark_unknown(order.id)\n        raise\n"
-        ),
+        """
+            from concurrent.futures import ThreadPoolExecutor, TimeoutError
+            ex = ThreadPoolExecutor()
+            def f(order):
+                fut = ex.submit(charge, order)
+                try:
+                    return fut.result(timeout=10)
+                except TimeoutError:
+                    fut.cancel()
+                    raise
+            """,
+        """
+            from concurrent.futures import ThreadPoolExecutor, TimeoutError
+            ex = ThreadPoolExecutor()
+            def f(order):
+                fut = ex.submit(charge, order)
+                try:
+                    return fut.result(timeout=10)
+                except TimeoutError:
+                    ledger.mark_unknown(order.id)
+                    raise
+            """,
         # No local handler: the timeout propagates to a caller that may handle it.
-        "from concurrent.futures import ThreadPoolExecutor\nex = ThreadPoolExecutor()\nx = ex.submit(f).result(timeout=3)\n",
+        """
+        from concurrent.futures import ThreadPoolExecutor
+        ex = ThreadPoolExecutor()
+        x = ex.submit(f).result(timeout=3)
+        """,
         # A handler for something else than a timeout.
-        (
-            "def f(fut):\n    try:\n        return fut.result(timeout=10)\n    except ValueError:\n        return None\n"
-        ),
+        """
+            def f(fut):
+                try:
+                    return fut.result(timeout=10)
+                except ValueError:
+                    return None
+            """,
         # Not a future: `result` of an unrelated object without a timeout.
-        "import asyncio\nasync def f(t):\n    await asyncio.wait([t])\n    return t.result()\n",
+        """
+        import asyncio
+        async def f(t):
+            await asyncio.wait([t])
+            return t.result()
+        """,
         # Leaving the pool's `with` waits for its work: nothing runs on after the caller.
-        (
-            "from concurrent.futures import ThreadPoolExecutor, TimeoutError\ndef load(url):\n"
-            "    with ThreadPoolExecutor(max_workers=1) as pool:\n        fut = pool.submit(fetch, url)\n"
-            "        try:\n            return fut.result(timeout=10)\n        except TimeoutError:\n            return None\n"
-        ),
+        """
+            from concurrent.futures import ThreadPoolExecutor, TimeoutError
+            def load(url):
+                with ThreadPoolExecutor(max_workers=1) as pool:
+                    fut = pool.submit(fetch, url)
+                    try:
+                        return fut.result(timeout=10)
+                    except TimeoutError:
+                        return None
+            """,
     ]
 
     INVALID = [
         Invalid(
-            "import asyncio\nasync def f(calls):\n    tasks = [asyncio.create_task(run(c)) for c in calls]\n"
-            "    done, pending = await asyncio.wait(tasks, timeout=30)\n    if pending:\n"
-            "        raise ToolTimeout(f'{len(pending)} tools still running')\n    return done\n",
+            """
+            import asyncio
+            async def f(calls):
+                tasks = [asyncio.create_task(run(c)) for c in calls]
+                done, pending = await asyncio.wait(tasks, timeout=30)
+                if pending:
+                    raise ToolTimeout(f'{len(pending)} tools still running')
+                return done
+            """,
             line=4,
         ),
         # Pending only logged.
         Invalid(
-            "import asyncio, logging\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, pending = await asyncio.wait(ts, timeout=5)\n"
-            "    for t in pending:\n        logging.warning('abandoning %s', t.get_name())\n",
+            """
+            import asyncio, logging
+            async def f(cs):
+                ts = [asyncio.create_task(c) for c in cs]
+                done, pending = await asyncio.wait(ts, timeout=5)
+                for t in pending:
+                    logging.warning('abandoning %s', t.get_name())
+            """,
             line=4,
         ),
         # Result discarded; the tasks cannot be reached any more.
-        Invalid("import asyncio\nasync def f(cs):\n    await asyncio.wait([asyncio.create_task(c) for c in cs], timeout=5)\n", line=3),
-        Invalid("import asyncio\nasync def f(cs):\n    ts = [asyncio.create_task(c) for c in cs]\n    done, _ = await asyncio.wait(ts, timeout=5)\n    return done\n", line=4),
+        Invalid("""
+            import asyncio
+            async def f(cs):
+                await asyncio.wait([asyncio.create_task(c) for c in cs], timeout=5)
+            """, line=3),
+        Invalid("""
+            import asyncio
+            async def f(cs):
+                ts = [asyncio.create_task(c) for c in cs]
+                done, _ = await asyncio.wait(ts, timeout=5)
+                return done
+            """, line=4),
         # A loop that makes new tasks each round: the last round's stragglers are abandoned.
         Invalid(
-            "import asyncio\nasync def f(batches):\n    for batch in batches:\n"
-            "        tasks = [asyncio.create_task(run(c)) for c in batch]\n"
-            "        done, pending = await asyncio.wait(tasks, timeout=30)\n        report(done)\n",
+            """
+            import asyncio
+            async def f(batches):
+                for batch in batches:
+                    tasks = [asyncio.create_task(run(c)) for c in batch]
+                    done, pending = await asyncio.wait(tasks, timeout=30)
+                    report(done)
+            """,
             line=5,
         ),
         # A race whose losers keep running.
         Invalid(
-            "from asyncio import wait, FIRST_COMPLETED, create_task\nasync def hedge(primary, backup):\n    a, b = create_task(primary), create_task(backup)\n"
-            "    done, pending = await wait({a, b}, return_when=FIRST_COMPLETED)\n    return done.pop().result()\n",
+            """
+            from asyncio import wait, FIRST_COMPLETED, create_task
+            async def hedge(primary, backup):
+                a, b = create_task(primary), create_task(backup)
+                done, pending = await wait({a, b}, return_when=FIRST_COMPLETED)
+                return done.pop().result()
+            """,
             line=4,
         ),
         Invalid(
-            "import concurrent.futures as cf\ndef f(ex, jobs):\n    futs = [ex.submit(j) for j in jobs]\n    done, not_done = cf.wait(futs, 30)\n    return [x.result() for x in done]\n",
+            """
+            import concurrent.futures as cf
+            def f(ex, jobs):
+                futs = [ex.submit(j) for j in jobs]
+                done, not_done = cf.wait(futs, 30)
+                return [x.result() for x in done]
+            """,
             line=4,
         ),
         Invalid(
-            "from concurrent.futures import ThreadPoolExecutor, TimeoutError\nex = ThreadPoolExecutor()\n"
-            "def refund(order):\n    fut = ex.submit(gateway.refund, order)\n    try:\n        return fut.result(timeout=10)\n"
-            "    except TimeoutError:\n        log.warning('refund timed out')\n        return {'status': 'failed'}\n",
+            """
+            from concurrent.futures import ThreadPoolExecutor, TimeoutError
+            ex = ThreadPoolExecutor()
+            def refund(order):
+                fut = ex.submit(gateway.refund, order)
+                try:
+                    return fut.result(timeout=10)
+                except TimeoutError:
+                    log.warning('refund timed out')
+                    return {'status': 'failed'}
+            """,
             line=6,
         ),
         # An untyped future: `.result(timeout=...)` is a future's.
         Invalid(
-            "def f(futures):\n    for fut in futures:\n        try:\n            fut.result(timeout=5)\n"
-            "        except Exception:\n            pass\n",
+            """
+            def f(futures):
+                for fut in futures:
+                    try:
+                        fut.result(timeout=5)
+                    except Exception:
+                        pass
+            """,
             line=4,
         ),
         Invalid(
-            "import asyncio\nasync def f(task):\n    try:\n        return await asyncio.wait_for(asyncio.shield(task), 5)\n"
-            "    except asyncio.TimeoutError:\n        raise HTTPException(504)\n",
+            """
+            import asyncio
+            async def f(task):
+                try:
+                    return await asyncio.wait_for(asyncio.shield(task), 5)
+                except asyncio.TimeoutError:
+                    raise HTTPException(504)
+            """,
             line=4,
         ),
     ]

@@ -92,119 +92,410 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
 
     VALID = [
         # Only read.
-        "LIMITS = {'refund': 500}\ndef limit(tool):\n    return LIMITS.get(tool, 0)\n",
+        """
+        LIMITS = {'refund': 500}
+        def limit(tool):
+            return LIMITS.get(tool, 0)
+        """,
         # Immutable containers.
-        "TOOLS = ('search', 'refund')\nALLOWED = frozenset({'a'})\ndef f(x):\n    return x in TOOLS or x in ALLOWED\n",
+        """
+        TOOLS = ('search', 'refund')
+        ALLOWED = frozenset({'a'})
+        def f(x):
+            return x in TOOLS or x in ALLOWED
+        """,
         # Filled at import time: module top level and the __main__ block.
-        "SEEN = set()\nSEEN.add('boot')\nfor name in ('a', 'b'):\n    SEEN.add(name)\n",
-        "STATS = []\nif __name__ == '__main__':\n    STATS.append(1)\n",
-        "STATS = []\nif __name__ == '__main__':\n    def main():\n        STATS.append(1)\n    main()\n",
+        """
+        SEEN = set()
+        SEEN.add('boot')
+        for name in ('a', 'b'):
+            SEEN.add(name)
+        """,
+        """
+        STATS = []
+        if __name__ == '__main__':
+            STATS.append(1)
+        """,
+        """
+        STATS = []
+        if __name__ == '__main__':
+            def main():
+                STATS.append(1)
+            main()
+        """,
         # A parameter or a local of the same name is not the global.
-        "cache = {}\ndef f(cache):\n    cache['k'] = 1\n",
-        "cache = {}\ndef f():\n    cache = {}\n    cache['k'] = 1\n    return cache\n",
-        "cache = {}\ndef f():\n    for cache in ({}, {}):\n        cache.clear()\n",
-        "items = []\ndef outer():\n    items = []\n    def inner():\n        items.append(1)\n    inner()\n    return items\n",
+        """
+        cache = {}
+        def f(cache):
+            cache['k'] = 1
+        """,
+        """
+        cache = {}
+        def f():
+            cache = {}
+            cache['k'] = 1
+            return cache
+        """,
+        """
+        cache = {}
+        def f():
+            for cache in ({}, {}):
+                cache.clear()
+        """,
+        """
+        items = []
+        def outer():
+            items = []
+            def inner():
+                items.append(1)
+            inner()
+            return items
+        """,
         # A mutating method on a different object of the same shape.
-        "REGISTRY = {}\ndef f(other):\n    other.REGISTRY.update(x=1)\n    other.append(REGISTRY)\n",
+        """
+        REGISTRY = {}
+        def f(other):
+            other.REGISTRY.update(x=1)
+            other.append(REGISTRY)
+        """,
         # A decorator that registers the function it is given (import time).
-        "REGISTRY = {}\ndef register(fn):\n    REGISTRY[fn.__name__] = fn\n    return fn\n",
-        (
-            "TOOLS = {}\ndef tool(name):\n    def deco(func):\n        TOOLS[name] = func\n        return func\n"
-            "    return deco\n@tool('refund')\ndef refund(order):\n    pass\n"
-        ),
-        "HANDLERS = []\ndef on_event(handler):\n    HANDLERS.append(handler)\n    return handler\n",
-        "PLUGINS = {}\nclass Plugin:\n    def __init_subclass__(cls, **kw):\n        PLUGINS[cls.__name__] = cls\n",
+        """
+        REGISTRY = {}
+        def register(fn):
+            REGISTRY[fn.__name__] = fn
+            return fn
+        """,
+        """
+            TOOLS = {}
+            def tool(name):
+                def deco(func):
+                    TOOLS[name] = func
+                    return func
+                return deco
+            @tool('refund')
+            def refund(order):
+                pass
+            """,
+        """
+        HANDLERS = []
+        def on_event(handler):
+            HANDLERS.append(handler)
+            return handler
+        """,
+        """
+        PLUGINS = {}
+        class Plugin:
+            def __init_subclass__(cls, **kw):
+                PLUGINS[cls.__name__] = cls
+        """,
         # A registry API: it stores the functions it is given, so clearing it is registry upkeep too.
-        (
-            "_hooks = {}\ndef register(point, hook):\n    _hooks.setdefault(point, []).append(hook)\n"
-            "def clear(point):\n    _hooks.pop(point, None)\n"
-        ),
-        "_factories = {}\ndef add_factory(name, factory: Callable[[], Client]):\n    _factories[name] = factory\n",
+        """
+            _hooks = {}
+            def register(point, hook):
+                _hooks.setdefault(point, []).append(hook)
+            def clear(point):
+                _hooks.pop(point, None)
+            """,
+        """
+        _factories = {}
+        def add_factory(name, factory: Callable[[], Client]):
+            _factories[name] = factory
+        """,
         # The asyncio idiom that keeps background tasks referenced until they finish.
-        (
-            "import asyncio\n_tasks = set()\ndef spawn(coro):\n    task = asyncio.create_task(coro)\n"
-            "    _tasks.add(task)\n    task.add_done_callback(_tasks.discard)\n"
-        ),
+        """
+            import asyncio
+            _tasks = set()
+            def spawn(coro):
+                task = asyncio.create_task(coro)
+                _tasks.add(task)
+                task.add_done_callback(_tasks.discard)
+            """,
         # Functions reached only from the `__main__` block run once, at start-up.
-        (
-            "driver = None\nOPTIONS = {}\ndef run(url):\n    global driver\n    driver = open_browser(url)\n"
-            "    OPTIONS['url'] = url\ndef main():\n    run('https://example.com')\n"
-            "if __name__ == '__main__':\n    main()\n"
-        ),
+        """
+            driver = None
+            OPTIONS = {}
+            def run(url):
+                global driver
+                driver = open_browser(url)
+                OPTIONS['url'] = url
+            def main():
+                run('https://example.com')
+            if __name__ == '__main__':
+                main()
+            """,
         # A setup function called only at module top level.
-        "ROUTES = {}\ndef setup():\n    ROUTES['/'] = 'home'\nsetup()\n",
-        "CONFIG = {}\ndef load():\n    global CONFIG\n    CONFIG = {'debug': False}\nload()\n",
+        """
+        ROUTES = {}
+        def setup():
+            ROUTES['/'] = 'home'
+        setup()
+        """,
+        """
+        CONFIG = {}
+        def load():
+            global CONFIG
+            CONFIG = {'debug': False}
+        load()
+        """,
         # Double-checked locking: the rebinding is serialised.
-        (
-            "import threading\n_lock = threading.Lock()\n_client = None\ndef client():\n    global _client\n"
-            "    if _client is None:\n        with _lock:\n            if _client is None:\n"
-            "                _client = make()\n    return _client\n"
-        ),
+        """
+            import threading
+            _lock = threading.Lock()
+            _client = None
+            def client():
+                global _client
+                if _client is None:
+                    with _lock:
+                        if _client is None:
+                            _client = make()
+                return _client
+            """,
         # `global` that only reads or mutates without rebinding is not a rebinding.
-        "LEVEL = 1\ndef show():\n    global LEVEL\n    print(LEVEL)\n",
+        """
+        LEVEL = 1
+        def show():
+            global LEVEL
+            print(LEVEL)
+        """,
         # Deliberately shared and serialised by a lock.
-        "import threading\n_lock = threading.Lock()\n_clients = {}\ndef client(key):\n    with _lock:\n        _clients[key] = make(key)\n",
+        """
+        import threading
+        _lock = threading.Lock()
+        _clients = {}
+        def client(key):
+            with _lock:
+                _clients[key] = make(key)
+        """,
         # Per-request state done right.
-        "import threading\n_local = threading.local()\ndef f(x):\n    _local.payload = x\n",
-        (
-            "from contextvars import ContextVar\nrun_id = ContextVar('run_id', default=None)\n"
-            "def f(x):\n    run_id.set(x)\n"
-        ),
-        "import functools\n@functools.lru_cache(maxsize=256)\ndef schema(name):\n    return load(name)\n",
+        """
+        import threading
+        _local = threading.local()
+        def f(x):
+            _local.payload = x
+        """,
+        """
+            from contextvars import ContextVar
+            run_id = ContextVar('run_id', default=None)
+            def f(x):
+                run_id.set(x)
+            """,
+        """
+        import functools
+        @functools.lru_cache(maxsize=256)
+        def schema(name):
+            return load(name)
+        """,
         # `__all__` is module metadata.
-        "__all__ = []\ndef export(obj, name):\n    __all__.append(name)\n",
+        """
+        __all__ = []
+        def export(obj, name):
+            __all__.append(name)
+        """,
         # Not a container: a Prometheus Counter, a queue.
-        "from prometheus_client import Counter\nCALLS = Counter('calls', 'tool calls')\ndef f():\n    CALLS.inc()\n",
-        "import queue\nJOBS = queue.Queue()\ndef f(job):\n    JOBS.put(job)\n",
+        """
+        from prometheus_client import Counter
+        CALLS = Counter('calls', 'tool calls')
+        def f():
+            CALLS.inc()
+        """,
+        """
+        import queue
+        JOBS = queue.Queue()
+        def f(job):
+            JOBS.put(job)
+        """,
         # A comprehension variable is local to the comprehension, the global is only read.
-        "seen = {}\ndef f(rows):\n    return [seen.get(r) for r in rows]\n",
+        """
+        seen = {}
+        def f(rows):
+            return [seen.get(r) for r in rows]
+        """,
     ]
     INVALID = [
-        Invalid("_last = {}\ndef refund(order):\n    _last['refund'] = order\n", line=3),
-        Invalid("_last = dict()\ndef refund(order):\n    del _last['refund']\n", line=3),
-        Invalid("totals = {}\ndef add(user, n):\n    totals[user] += n\n", line=3),
-        Invalid("history = []\ndef remember(msg):\n    history.append(msg)\n    return msg\n", line=3),
-        Invalid("from collections import defaultdict\ncalls = defaultdict(list)\ndef f(u):\n    calls[u].append(1)\n", line=4),
-        Invalid("import collections\nseen = collections.OrderedDict()\ndef f(k):\n    seen.move_to_end(k)\n", line=4),
-        Invalid("from collections import Counter\nhits = Counter()\ndef f(tool):\n    hits.update([tool])\n", line=4),
-        Invalid("from collections import deque\nrecent = deque(maxlen=10)\ndef f(x):\n    recent.appendleft(x)\n", line=4),
-        Invalid("pending = set()\nasync def f(task_id):\n    pending.add(task_id)\n", line=3),
-        Invalid("ids = {t for t in range(3)}\ndef f(t):\n    ids.discard(t)\n", line=3),
-        Invalid("state: dict[str, list] = {}\ndef f(run):\n    state.setdefault(run, []).append(1)\n", line=3),
-        Invalid("SESSIONS = {}\ndef f(u):\n    SESSIONS[u]['history'].append(1)\n", line=3),
-        Invalid("SESSIONS = {}\ndef f(u):\n    SESSIONS.get(u).clear()\n", line=3),
-        Invalid("a = b = []\ndef f():\n    b.extend([1])\n", line=3),
+        Invalid("""
+            _last = {}
+            def refund(order):
+                _last['refund'] = order
+            """, line=3),
+        Invalid("""
+            _last = dict()
+            def refund(order):
+                del _last['refund']
+            """, line=3),
+        Invalid("""
+            totals = {}
+            def add(user, n):
+                totals[user] += n
+            """, line=3),
+        Invalid("""
+            history = []
+            def remember(msg):
+                history.append(msg)
+                return msg
+            """, line=3),
+        Invalid("""
+            from collections import defaultdict
+            calls = defaultdict(list)
+            def f(u):
+                calls[u].append(1)
+            """, line=4),
+        Invalid("""
+            import collections
+            seen = collections.OrderedDict()
+            def f(k):
+                seen.move_to_end(k)
+            """, line=4),
+        Invalid("""
+            from collections import Counter
+            hits = Counter()
+            def f(tool):
+                hits.update([tool])
+            """, line=4),
+        Invalid("""
+            from collections import deque
+            recent = deque(maxlen=10)
+            def f(x):
+                recent.appendleft(x)
+            """, line=4),
+        Invalid("""
+            pending = set()
+            async def f(task_id):
+                pending.add(task_id)
+            """, line=3),
+        Invalid("""
+            ids = {t for t in range(3)}
+            def f(t):
+                ids.discard(t)
+            """, line=3),
+        Invalid("""
+            state: dict[str, list] = {}
+            def f(run):
+                state.setdefault(run, []).append(1)
+            """, line=3),
+        Invalid("""
+            SESSIONS = {}
+            def f(u):
+                SESSIONS[u]['history'].append(1)
+            """, line=3),
+        Invalid("""
+            SESSIONS = {}
+            def f(u):
+                SESSIONS.get(u).clear()
+            """, line=3),
+        Invalid("""
+            a = b = []
+            def f():
+                b.extend([1])
+            """, line=3),
         # Nested functions and lambdas run at call time.
-        Invalid("out = []\ndef run():\n    def cb(r):\n        out.append(r)\n    return cb\n", line=4),
-        Invalid("results = []\non_done = lambda r: results.append(r)\n", line=2),
+        Invalid("""
+            out = []
+            def run():
+                def cb(r):
+                    out.append(r)
+                return cb
+            """, line=4),
+        Invalid("""
+            results = []
+            on_done = lambda r: results.append(r)
+            """, line=2),
         # The inner wrapper of a decorator runs on every call.
         Invalid(
-            "CALLS = []\ndef track(fn):\n    def wrapper(*a):\n        CALLS.append(fn.__name__)\n"
-            "        return fn(*a)\n    return wrapper\n",
+            """
+            CALLS = []
+            def track(fn):
+                def wrapper(*a):
+                    CALLS.append(fn.__name__)
+                    return fn(*a)
+                return wrapper
+            """,
             line=4,
         ),
         # Called from a function as well as at top level: not only import time.
-        Invalid("ROUTES = {}\ndef add(p):\n    ROUTES[p] = 1\nadd('/')\ndef handle(p):\n    add(p)\n", line=3),
+        Invalid("""
+            ROUTES = {}
+            def add(p):
+                ROUTES[p] = 1
+            add('/')
+            def handle(p):
+                add(p)
+            """, line=3),
         # Filled once at import time, then written per request as well.
-        Invalid("CACHE = {}\ndef warm():\n    CACHE['a'] = 1\nwarm()\ndef handle(k, v):\n    CACHE[k] = v\n", line=6),
+        Invalid("""
+            CACHE = {}
+            def warm():
+                CACHE['a'] = 1
+            warm()
+            def handle(k, v):
+                CACHE[k] = v
+            """, line=6),
         # A registry of callables is exempt, a dict of per-request values is not.
-        Invalid("_runs = {}\ndef register_run(run_id, result):\n    _runs[run_id] = result\n", line=3),
+        Invalid("""
+            _runs = {}
+            def register_run(run_id, result):
+                _runs[run_id] = result
+            """, line=3),
         # A memo cache (reported, with its own advice).
-        Invalid("_cache = {}\ndef get_schema(name):\n    if name not in _cache:\n        _cache[name] = build(name)\n    return _cache[name]\n", line=4),
+        Invalid("""
+            _cache = {}
+            def get_schema(name):
+                if name not in _cache:
+                    _cache[name] = build(name)
+                return _cache[name]
+            """, line=4),
         # `global` rebinding, reported at the `global` statement.
-        Invalid("_client = None\ndef client():\n    global _client\n    if _client is None:\n        _client = make()\n    return _client\n", line=3),
-        Invalid("_initialized = False\ndef init():\n    global _initialized\n    _initialized = True\n", line=3),
-        Invalid("counter = 0\ndef tick():\n    global counter\n    counter += 1\n", line=3),
-        Invalid("def connect():\n    global conn\n    import sqlite3 as conn\n", line=2),
-        Invalid("HISTORY = []\ndef reset():\n    global HISTORY\n    HISTORY = []\n", line=3),
+        Invalid("""
+            _client = None
+            def client():
+                global _client
+                if _client is None:
+                    _client = make()
+                return _client
+            """, line=3),
+        Invalid("""
+            _initialized = False
+            def init():
+                global _initialized
+                _initialized = True
+            """, line=3),
+        Invalid("""
+            counter = 0
+            def tick():
+                global counter
+                counter += 1
+            """, line=3),
+        Invalid("""
+            def connect():
+                global conn
+                import sqlite3 as conn
+            """, line=2),
+        Invalid("""
+            HISTORY = []
+            def reset():
+                global HISTORY
+                HISTORY = []
+            """, line=3),
         # One rebinding outside the lock is enough.
         Invalid(
-            "_client = None\ndef client():\n    global _client\n    with _lock:\n        _client = make()\n"
-            "    _client.warm()\n    _client = None\n",
+            """
+            _client = None
+            def client():
+                global _client
+                with _lock:
+                    _client = make()
+                _client.warm()
+                _client = None
+            """,
             line=3,
         ),
         # Several `global` statements in one function: one finding, at the first.
-        Invalid("a = b = 0\ndef f():\n    global a\n    global b\n    b = a = 1\n", line=3),
+        Invalid("""
+            a = b = 0
+            def f():
+                global a
+                global b
+                b = a = 1
+            """, line=3),
     ]
 
     def __init__(self, context=None) -> None:

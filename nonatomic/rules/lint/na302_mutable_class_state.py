@@ -89,81 +89,225 @@ class MutableClassState(state.ScopeTracker, LintRule):
 
     VALID = [
         # Assigned per instance in __init__: the class attribute is only a default.
-        "class Agent:\n    history = []\n    def __init__(self):\n        self.history = []\n    def ask(self, m):\n        self.history.append(m)\n",
-        "class Agent:\n    history = []\n    def reset(self):\n        self.history = []\n    def ask(self, m):\n        self.history.append(m)\n",
+        """
+        class Agent:
+            history = []
+            def __init__(self):
+                self.history = []
+            def ask(self, m):
+                self.history.append(m)
+        """,
+        """
+        class Agent:
+            history = []
+            def reset(self):
+                self.history = []
+            def ask(self, m):
+                self.history.append(m)
+        """,
         # Read only.
-        "class Router:\n    ROUTES = {'a': 1}\n    def route(self, k):\n        return self.ROUTES.get(k)\n",
+        """
+        class Router:
+            ROUTES = {'a': 1}
+            def route(self, k):
+                return self.ROUTES.get(k)
+        """,
         # Immutable class attributes.
-        "class Agent:\n    tools = ('search',)\n    count = 0\n    def f(self):\n        self.count += 1\n",
+        """
+        class Agent:
+            tools = ('search',)
+            count = 0
+            def f(self):
+                self.count += 1
+        """,
         # Dataclass and pydantic fields are per instance.
-        (
-            "from dataclasses import dataclass, field\n@dataclass\nclass Run:\n"
-            "    steps: list = field(default_factory=list)\n    def add(self, s):\n        self.steps.append(s)\n"
-        ),
-        (
-            "from pydantic import BaseModel\nclass Run(BaseModel):\n    steps: list[str] = []\n"
-            "    def add(self, s):\n        self.steps.append(s)\n"
-        ),
+        """
+            from dataclasses import dataclass, field
+            @dataclass
+            class Run:
+                steps: list = field(default_factory=list)
+                def add(self, s):
+                    self.steps.append(s)
+            """,
+        """
+            from pydantic import BaseModel
+            class Run(BaseModel):
+                steps: list[str] = []
+                def add(self, s):
+                    self.steps.append(s)
+            """,
         # Registries filled once per class at import time.
-        (
-            "class Tool:\n    registry = {}\n    def __init_subclass__(cls, **kw):\n"
-            "        super().__init_subclass__(**kw)\n        cls.registry[cls.__name__] = cls\n"
-        ),
-        (
-            "class Hooks:\n    _hooks = []\n    @classmethod\n    def hook(cls, fn):\n        cls._hooks.append(fn)\n        return fn\n"
-            "    @classmethod\n    def clear(cls):\n        cls._hooks.clear()\n"
-        ),
+        """
+            class Tool:
+                registry = {}
+                def __init_subclass__(cls, **kw):
+                    super().__init_subclass__(**kw)
+                    cls.registry[cls.__name__] = cls
+            """,
+        """
+            class Hooks:
+                _hooks = []
+                @classmethod
+                def hook(cls, fn):
+                    cls._hooks.append(fn)
+                    return fn
+                @classmethod
+                def clear(cls):
+                    cls._hooks.clear()
+            """,
         # Enum, NamedTuple: not instance state.
-        "import enum\nclass Color(enum.Enum):\n    RED = [1]\n    def f(self):\n        self.value.append(2)\n",
-        "from typing import NamedTuple\nclass P(NamedTuple):\n    xs: list = []\n    def f(self):\n        self.xs.append(1)\n",
+        """
+        import enum
+        class Color(enum.Enum):
+            RED = [1]
+            def f(self):
+                self.value.append(2)
+        """,
+        """
+        from typing import NamedTuple
+        class P(NamedTuple):
+            xs: list = []
+            def f(self):
+                self.xs.append(1)
+        """,
         # Mutating a local or another object.
-        "class A:\n    items = []\n    def f(self, other):\n        items = []\n        items.append(1)\n        other.items.append(1)\n",
+        """
+        class A:
+            items = []
+            def f(self, other):
+                items = []
+                items.append(1)
+                other.items.append(1)
+        """,
         # A static method has no self.
-        "class A:\n    items = []\n    @staticmethod\n    def f(self):\n        self.items.append(1)\n",
+        """
+        class A:
+            items = []
+            @staticmethod
+            def f(self):
+                self.items.append(1)
+        """,
         # Mutation in the class body runs once, at import time.
-        "class A:\n    items = []\n    items.append(1)\n    def f(self):\n        return self.items\n",
+        """
+        class A:
+            items = []
+            items.append(1)
+            def f(self):
+                return self.items
+        """,
         # Deliberately shared and serialised by a lock.
-        (
-            "import threading\nfrom typing import ClassVar\nclass Session:\n    _locks: ClassVar[dict] = {}\n"
-            "    _guard = threading.Lock()\n    @classmethod\n    def lock_for(cls, path):\n"
-            "        with cls._guard:\n            cls._locks.setdefault(path, threading.RLock())\n"
-        ),
+        """
+            import threading
+            from typing import ClassVar
+            class Session:
+                _locks: ClassVar[dict] = {}
+                _guard = threading.Lock()
+                @classmethod
+                def lock_for(cls, path):
+                    with cls._guard:
+                        cls._locks.setdefault(path, threading.RLock())
+            """,
         # Set through object.__setattr__ (frozen dataclasses) or setattr.
-        (
-            "class A:\n    items = []\n    def __init__(self):\n        object.__setattr__(self, 'items', [])\n"
-            "    def f(self):\n        self.items.append(1)\n"
-        ),
+        """
+            class A:
+                items = []
+                def __init__(self):
+                    object.__setattr__(self, 'items', [])
+                def f(self):
+                    self.items.append(1)
+            """,
     ]
     INVALID = [
-        Invalid("class Agent:\n    messages = []\n    def ask(self, m):\n        self.messages.append(m)\n", line=4),
-        Invalid("class Cache:\n    _store = {}\n    def put(self, k, v):\n        self._store[k] = v\n", line=4),
-        Invalid("class Cache:\n    _store = dict()\n    def drop(self, k):\n        del self._store[k]\n", line=4),
-        Invalid("class A:\n    items = []\n    def f(self):\n        self.items += [1]\n", line=4),
-        Invalid("class A:\n    seen = set()\n    @classmethod\n    def mark(cls, k):\n        cls.seen.add(k)\n", line=5),
+        Invalid("""
+            class Agent:
+                messages = []
+                def ask(self, m):
+                    self.messages.append(m)
+            """, line=4),
+        Invalid("""
+            class Cache:
+                _store = {}
+                def put(self, k, v):
+                    self._store[k] = v
+            """, line=4),
+        Invalid("""
+            class Cache:
+                _store = dict()
+                def drop(self, k):
+                    del self._store[k]
+            """, line=4),
+        Invalid("""
+            class A:
+                items = []
+                def f(self):
+                    self.items += [1]
+            """, line=4),
+        Invalid("""
+            class A:
+                seen = set()
+                @classmethod
+                def mark(cls, k):
+                    cls.seen.add(k)
+            """, line=5),
         Invalid(
-            "from typing import ClassVar\nclass A:\n    runs: ClassVar[dict] = {}\n    def f(self, r):\n        self.runs[r] = 1\n",
+            """
+            from typing import ClassVar
+            class A:
+                runs: ClassVar[dict] = {}
+                def f(self, r):
+                    self.runs[r] = 1
+            """,
             line=5,
         ),
         # No base class: an annotated default is a plain class attribute.
-        Invalid("class A:\n    items: list[str] = []\n    def f(self):\n        self.items.append('x')\n", line=4),
+        Invalid("""
+            class A:
+                items: list[str] = []
+                def f(self):
+                    self.items.append('x')
+            """, line=4),
         # An unannotated attribute of a dataclass is not a field.
         Invalid(
-            "from dataclasses import dataclass\n@dataclass\nclass A:\n    x: int = 0\n    log = []\n"
-            "    def f(self):\n        self.log.append(self.x)\n",
+            """
+            from dataclasses import dataclass
+            @dataclass
+            class A:
+                x: int = 0
+                log = []
+                def f(self):
+                    self.log.append(self.x)
+            """,
             line=7,
         ),
         Invalid(
-            "from collections import defaultdict\nclass A:\n    calls = defaultdict(list)\n"
-            "    def f(self, u):\n        self.calls[u].append(1)\n",
+            """
+            from collections import defaultdict
+            class A:
+                calls = defaultdict(list)
+                def f(self, u):
+                    self.calls[u].append(1)
+            """,
             line=5,
         ),
         # Inside a closure of a method: still the shared object.
         Invalid(
-            "class A:\n    results = []\n    def run(self):\n        def done(r):\n            self.results.append(r)\n        return done\n",
+            """
+            class A:
+                results = []
+                def run(self):
+                    def done(r):
+                        self.results.append(r)
+                    return done
+            """,
             line=5,
         ),
         # Stored per-request values, not registered callables.
-        Invalid("class A:\n    _by_run = {}\n    def register(self, run_id, result):\n        self._by_run[run_id] = result\n", line=4),
+        Invalid("""
+            class A:
+                _by_run = {}
+                def register(self, run_id, result):
+                    self._by_run[run_id] = result
+            """, line=4),
     ]
 
     def __init__(self, context=None) -> None:

@@ -81,76 +81,205 @@ class LockWithoutTtl(LintRule):
     METADATA_DEPENDENCIES = (CalleeProvider, RedisCallProvider)
 
     VALID = [
-        "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True, ex=30)\n",
-        "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True, px=30000)\n",
-        "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True, exat=deadline)\n",
+        """
+        import redis
+        r = redis.Redis()
+        r.set('lock:order:1', token, nx=True, ex=30)
+        """,
+        """
+        import redis
+        r = redis.Redis()
+        r.set('lock:order:1', token, nx=True, px=30000)
+        """,
+        """
+        import redis
+        r = redis.Redis()
+        r.set('lock:order:1', token, nx=True, exat=deadline)
+        """,
         # Positional TTL: set(name, value, ex, px, nx).
-        "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, 30, None, True)\n",
+        """
+        import redis
+        r = redis.Redis()
+        r.set('lock:order:1', token, 30, None, True)
+        """,
         # Not a set-if-absent: a plain write (NA403's business, not a lock).
-        "import redis\nr = redis.Redis()\nr.set('greeting', 'hi')\nr.set('k', v, nx=False)\n",
+        """
+        import redis
+        r = redis.Redis()
+        r.set('greeting', 'hi')
+        r.set('k', v, nx=False)
+        """,
         # A flag passed through by a wrapper: unknown, not flagged.
-        "import redis\nr = redis.Redis()\ndef put(k, v, nx):\n    r.set(k, v, nx=nx)\n",
-        "import redis\nr = redis.Redis()\nwith r.lock('report', timeout=60, blocking_timeout=5):\n    build()\n",
-        "import redis\nr = redis.Redis()\nlock = r.lock('report', 60)\n",
-        "from redis.lock import Lock\nlock = Lock(client, 'report', timeout=10)\n",
+        """
+        import redis
+        r = redis.Redis()
+        def put(k, v, nx):
+            r.set(k, v, nx=nx)
+        """,
+        """
+        import redis
+        r = redis.Redis()
+        with r.lock('report', timeout=60, blocking_timeout=5):
+            build()
+        """,
+        """
+        import redis
+        r = redis.Redis()
+        lock = r.lock('report', 60)
+        """,
+        """
+        from redis.lock import Lock
+        lock = Lock(client, 'report', timeout=10)
+        """,
         # **kwargs may carry the TTL.
-        "import redis\nr = redis.Redis()\ndef take(k, **kw):\n    return r.set(k, 1, nx=True, **kw)\n",
+        """
+        import redis
+        r = redis.Redis()
+        def take(k, **kw):
+            return r.set(k, 1, nx=True, **kw)
+        """,
         # Look-alikes: dict.setdefault, a cache with its own default expiry, threading locks.
-        "d = {}\nd.setdefault('k', [])\n",
-        "import redis\nfrom django.core.cache import cache\ncache.set('k', v, nx=True, timeout=None)\ncache.add('k', v)\n",
-        "import threading\nlock = threading.Lock()\nwith lock:\n    pass\n",
+        """
+        d = {}
+        d.setdefault('k', [])
+        """,
+        """
+        import redis
+        from django.core.cache import cache
+        cache.set('k', v, nx=True, timeout=None)
+        cache.add('k', v)
+        """,
+        """
+        import threading
+        lock = threading.Lock()
+        with lock:
+            pass
+        """,
         # An untyped receiver with a generic name in a file that never imports redis.
-        "def take(store, k):\n    store.set(k, 1, nx=True)\n    store.setnx(k, 1)\n# redis-like store\n",
+        """
+        def take(store, k):
+            store.set(k, 1, nx=True)
+            store.setnx(k, 1)
+        # redis-like store
+        """,
         # lock() on a client that is not Redis (its module is not redis, its name says nothing).
-        "import redis\nfrom myapp.kv import kv\nkv.lock('job')\n",
+        """
+        import redis
+        from myapp.kv import kv
+        kv.lock('job')
+        """,
     ]
     INVALID = [
         Invalid(
-            "import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True)\n",
+            """
+            import redis
+            r = redis.Redis()
+            r.set('lock:order:1', token, nx=True)
+            """,
             line=3,
-            fixed="import redis\nr = redis.Redis()\nr.set('lock:order:1', token, nx=True, px=30000)\n",
+            fixed="""
+                import redis
+                r = redis.Redis()
+                r.set('lock:order:1', token, nx=True, px=30000)
+                """,
         ),
         # An explicit ex=None is no TTL either; the fix keeps it harmlessly.
         Invalid(
-            "import redis\nr = redis.Redis()\nr.set('lock:x', t, nx=True, ex=None)\n",
+            """
+            import redis
+            r = redis.Redis()
+            r.set('lock:x', t, nx=True, ex=None)
+            """,
             line=3,
-            fixed="import redis\nr = redis.Redis()\nr.set('lock:x', t, nx=True, ex=None, px=30000)\n",
+            fixed="""
+                import redis
+                r = redis.Redis()
+                r.set('lock:x', t, nx=True, ex=None, px=30000)
+                """,
         ),
         Invalid(
-            "import redis.asyncio as aioredis\nr = aioredis.from_url(url)\nasync def f(sid):\n"
-            "    return await r.set(f'lock:{sid}', token, nx=True)\n",
+            """
+            import redis.asyncio as aioredis
+            r = aioredis.from_url(url)
+            async def f(sid):
+                return await r.set(f'lock:{sid}', token, nx=True)
+            """,
             line=4,
         ),
         Invalid(
-            "import redis\nr = redis.Redis()\nif r.setnx('lock:job', 1):\n    r.expire('lock:job', 30)\n",
+            """
+            import redis
+            r = redis.Redis()
+            if r.setnx('lock:job', 1):
+                r.expire('lock:job', 30)
+            """,
             line=3,
-            fixed=(
-                "import redis\nr = redis.Redis()\nif r.set('lock:job', 1, nx=True, px=30000):\n"
-                "    r.expire('lock:job', 30)\n"
-            ),
+            fixed="""
+                import redis
+                r = redis.Redis()
+                if r.set('lock:job', 1, nx=True, px=30000):
+                    r.expire('lock:job', 30)
+                """,
         ),
         Invalid(
-            "import redis\nr = redis.Redis()\nwith r.lock('report'):\n    build()\n",
+            """
+            import redis
+            r = redis.Redis()
+            with r.lock('report'):
+                build()
+            """,
             line=3,
-            fixed="import redis\nr = redis.Redis()\nwith r.lock('report', timeout=30):\n    build()\n",
+            fixed="""
+                import redis
+                r = redis.Redis()
+                with r.lock('report', timeout=30):
+                    build()
+                """,
         ),
         Invalid(
-            "import redis\nr = redis.Redis()\nlock = r.lock('report', timeout=None, blocking_timeout=5)\n",
+            """
+            import redis
+            r = redis.Redis()
+            lock = r.lock('report', timeout=None, blocking_timeout=5)
+            """,
             line=3,
-            fixed="import redis\nr = redis.Redis()\nlock = r.lock('report', timeout=30, blocking_timeout=5)\n",
+            fixed="""
+                import redis
+                r = redis.Redis()
+                lock = r.lock('report', timeout=30, blocking_timeout=5)
+                """,
         ),
-        Invalid("from redis.lock import Lock\nlock = Lock(client, 'report')\n", line=2),
+        Invalid("""
+            from redis.lock import Lock
+            lock = Lock(client, 'report')
+            """, line=2),
         # A client held in an attribute assigned elsewhere: known by its name.
         Invalid(
-            "class Sessions:\n    def acquire(self, sid, token):\n"
-            "        return self.redis.set(f'session-lock:{sid}', token, nx=True)\n",
+            """
+            class Sessions:
+                def acquire(self, sid, token):
+                    return self.redis.set(f'session-lock:{sid}', token, nx=True)
+            """,
             line=3,
         ),
         # A client parameter, proven by the command in a file importing redis.
-        Invalid("import redis\ndef take(client, key):\n    return client.setnx(key, '1')\n", line=3),
-        Invalid("from redis import Redis\ndef take(conn: Redis, key):\n    return conn.lock(key)\n", line=3),
+        Invalid("""
+            import redis
+            def take(client, key):
+                return client.setnx(key, '1')
+            """, line=3),
+        Invalid("""
+            from redis import Redis
+            def take(conn: Redis, key):
+                return conn.lock(key)
+            """, line=3),
         Invalid(
-            "import redis\nr = redis.RedisCluster(host='h')\npipe = r.pipeline()\npipe.set('lock:a', 1, nx=True)\n",
+            """
+            import redis
+            r = redis.RedisCluster(host='h')
+            pipe = r.pipeline()
+            pipe.set('lock:a', 1, nx=True)
+            """,
             line=4,
         ),
     ]

@@ -111,72 +111,163 @@ class UnsafeLockRelease(LintRule):
 
     VALID = [
         # Compare-and-delete in Lua.
-        (
-            "import redis\nr = redis.Redis()\nRELEASE = \"if redis.call('get', KEYS[1]) == ARGV[1] then "
-            "return redis.call('del', KEYS[1]) end\"\n"
-            "def step(key, token):\n    if r.set(key, token, nx=True, ex=30):\n        try:\n            work()\n"
-            "        finally:\n            r.eval(RELEASE, 1, key, token)\n"
-        ),
+        """
+            import redis
+            r = redis.Redis()
+            RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end"
+            def step(key, token):
+                if r.set(key, token, nx=True, ex=30):
+                    try:
+                        work()
+                    finally:
+                        r.eval(RELEASE, 1, key, token)
+            """,
         # A registered script object called with keys=.
-        (
-            "import redis\nr = redis.Redis()\nrelease = r.register_script(LUA)\n"
-            "def step(key, token):\n    r.set(key, token, nx=True, ex=30)\n    try:\n        work()\n"
-            "    finally:\n        release(keys=[key], args=[token])\n"
-        ),
+        """
+            import redis
+            r = redis.Redis()
+            release = r.register_script(LUA)
+            def step(key, token):
+                r.set(key, token, nx=True, ex=30)
+                try:
+                    work()
+                finally:
+                    release(keys=[key], args=[token])
+            """,
         # redis-py's Lock releases with its own owner check.
-        "import redis\nr = redis.Redis()\nlock = r.lock('job', timeout=30)\nif lock.acquire():\n    try:\n        work()\n    finally:\n        lock.release()\n",
+        """
+        import redis
+        r = redis.Redis()
+        lock = r.lock('job', timeout=30)
+        if lock.acquire():
+            try:
+                work()
+            finally:
+                lock.release()
+        """,
         # A WATCH/MULTI transaction checks the owner atomically.
-        (
-            "import redis\nr = redis.Redis()\ndef step(key, token):\n    r.set(key, token, nx=True, ex=30)\n"
-            "    with r.pipeline() as pipe:\n        pipe.watch(key)\n        if pipe.get(key) == token:\n"
-            "            pipe.multi()\n            pipe.delete(key)\n            pipe.execute()\n"
-        ),
+        """
+            import redis
+            r = redis.Redis()
+            def step(key, token):
+                r.set(key, token, nx=True, ex=30)
+                with r.pipeline() as pipe:
+                    pipe.watch(key)
+                    if pipe.get(key) == token:
+                        pipe.multi()
+                        pipe.delete(key)
+                        pipe.execute()
+            """,
         # Deleting a key that was never taken as a lock.
-        "import redis\nr = redis.Redis()\ndef reset(sid):\n    r.set(f'cart:{sid}', '[]')\n    r.delete(f'cart:{sid}')\n",
+        """
+        import redis
+        r = redis.Redis()
+        def reset(sid):
+            r.set(f'cart:{sid}', '[]')
+            r.delete(f'cart:{sid}')
+        """,
         # Another key than the one locked.
-        "import redis\nr = redis.Redis()\ndef f(a, b, t):\n    r.set(a, t, nx=True, ex=5)\n    r.delete(b)\n",
+        """
+        import redis
+        r = redis.Redis()
+        def f(a, b, t):
+            r.set(a, t, nx=True, ex=5)
+            r.delete(b)
+        """,
         # A class whose set-if-absent and delete share a key name but nothing says lock.
-        (
-            "import redis\nclass Seen:\n    def __init__(self):\n        self.r = redis.Redis()\n"
-            "    def add(self, key):\n        return self.r.set(key, 1, nx=True, ex=3600)\n"
-            "    def forget(self, key):\n        self.r.delete(key)\n"
-        ),
+        """
+            import redis
+            class Seen:
+                def __init__(self):
+                    self.r = redis.Redis()
+                def add(self, key):
+                    return self.r.set(key, 1, nx=True, ex=3600)
+                def forget(self, key):
+                    self.r.delete(key)
+            """,
         # Not Redis: a dict and a Django cache.
-        "cache = {}\ndef f(k):\n    cache.setdefault(k, 1)\n    del cache[k]\n# redis\n",
-        "import redis\nfrom django.core.cache import cache\ndef f(k):\n    cache.add(k, 1)\n    cache.delete(k)\n",
+        """
+        cache = {}
+        def f(k):
+            cache.setdefault(k, 1)
+            del cache[k]
+        # redis
+        """,
+        """
+        import redis
+        from django.core.cache import cache
+        def f(k):
+            cache.add(k, 1)
+            cache.delete(k)
+        """,
     ]
     INVALID = [
         Invalid(
-            "import redis\nr = redis.Redis()\ndef step(sid, token):\n    key = f'lock:session:{sid}'\n"
-            "    if not r.set(key, token, nx=True, ex=30):\n        return\n    try:\n        work()\n"
-            "    finally:\n        r.delete(key)\n",
+            """
+            import redis
+            r = redis.Redis()
+            def step(sid, token):
+                key = f'lock:session:{sid}'
+                if not r.set(key, token, nx=True, ex=30):
+                    return
+                try:
+                    work()
+                finally:
+                    r.delete(key)
+            """,
             line=10,
         ),
         # The key spelled out at both ends, in asyncio.
         Invalid(
-            "import redis.asyncio as redis\nr = redis.Redis()\nasync def step(sid, token):\n"
-            "    await r.set(f'lock:{sid}', token, nx=True, px=5000)\n    await work()\n"
-            "    await r.unlink(f'lock:{sid}')\n",
+            """
+            import redis.asyncio as redis
+            r = redis.Redis()
+            async def step(sid, token):
+                await r.set(f'lock:{sid}', token, nx=True, px=5000)
+                await work()
+                await r.unlink(f'lock:{sid}')
+            """,
             line=6,
         ),
         # GET then DEL: the lock can change hands in between.
         Invalid(
-            "import redis\nr = redis.Redis()\ndef step(key, token):\n    r.set(key, token, nx=True, ex=30)\n"
-            "    work()\n    if r.get(key) == token:\n        r.delete(key)\n",
+            """
+            import redis
+            r = redis.Redis()
+            def step(key, token):
+                r.set(key, token, nx=True, ex=30)
+                work()
+                if r.get(key) == token:
+                    r.delete(key)
+            """,
             line=7,
         ),
         # A lock class: acquire and release in different methods.
         Invalid(
-            "import uuid\nimport redis\nclass RedisLock:\n    def __init__(self, client, name):\n        self.client = client\n"
-            "        self.key = f'lock:{name}'\n        self.token = uuid.uuid4().hex\n"
-            "    def acquire(self):\n        return self.client.set(self.key, self.token, nx=True, ex=10)\n"
-            "    def release(self):\n        self.client.delete(self.key)\n",
+            """
+            import uuid
+            import redis
+            class RedisLock:
+                def __init__(self, client, name):
+                    self.client = client
+                    self.key = f'lock:{name}'
+                    self.token = uuid.uuid4().hex
+                def acquire(self):
+                    return self.client.set(self.key, self.token, nx=True, ex=10)
+                def release(self):
+                    self.client.delete(self.key)
+            """,
             line=11,
         ),
         # Module-level helpers; the client is a parameter, proven Redis by setnx.
         Invalid(
-            "import redis\ndef acquire_lock(client, name):\n    return client.setnx(name, 1)\n"
-            "def release_lock(client, name):\n    client.delete(name)\n",
+            """
+            import redis
+            def acquire_lock(client, name):
+                return client.setnx(name, 1)
+            def release_lock(client, name):
+                client.delete(name)
+            """,
             line=5,
         ),
     ]

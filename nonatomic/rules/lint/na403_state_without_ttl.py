@@ -81,54 +81,124 @@ class StateWithoutTtl(LintRule):
     METADATA_DEPENDENCIES = (RedisCallProvider,)
 
     VALID = [
-        "import redis\nr = redis.Redis()\nr.set(f'session:{sid}', data, ex=3600)\n",
-        "import redis\nr = redis.Redis()\nr.set(f'session:{sid}', data, None, 3_600_000)\n",
-        "import redis\nr = redis.Redis()\nr.set(f'session:{sid}', data, keepttl=True)\n",
-        "import redis\nr = redis.Redis()\nr.setex(f'task:{tid}:status', 600, 'running')\n",
+        """
+        import redis
+        r = redis.Redis()
+        r.set(f'session:{sid}', data, ex=3600)
+        """,
+        """
+        import redis
+        r = redis.Redis()
+        r.set(f'session:{sid}', data, None, 3_600_000)
+        """,
+        """
+        import redis
+        r = redis.Redis()
+        r.set(f'session:{sid}', data, keepttl=True)
+        """,
+        """
+        import redis
+        r = redis.Redis()
+        r.setex(f'task:{tid}:status', 600, 'running')
+        """,
         # Expired on the same key, through a pipeline.
-        (
-            "import redis\nr = redis.Redis()\ndef save(tid, step, out):\n    key = f'task:{tid}:steps'\n"
-            "    pipe = r.pipeline()\n    pipe.hset(key, step, out)\n    pipe.expire(key, 3600)\n    pipe.execute()\n"
-        ),
+        """
+            import redis
+            r = redis.Redis()
+            def save(tid, step, out):
+                key = f'task:{tid}:steps'
+                pipe = r.pipeline()
+                pipe.hset(key, step, out)
+                pipe.expire(key, 3600)
+                pipe.execute()
+            """,
         # Expired in another method of the same class.
-        (
-            "import redis\nclass Store:\n    def __init__(self):\n        self.r = redis.Redis()\n"
-            "    def add(self, sid, msg):\n        self.r.rpush(f'chat:{sid}', msg)\n        self._touch(sid)\n"
-            "    def _touch(self, sid):\n        self.r.expire(f'chat:{sid}', 86400)\n"
-        ),
+        """
+            import redis
+            class Store:
+                def __init__(self):
+                    self.r = redis.Redis()
+                def add(self, sid, msg):
+                    self.r.rpush(f'chat:{sid}', msg)
+                    self._touch(sid)
+                def _touch(self, sid):
+                    self.r.expire(f'chat:{sid}', 86400)
+            """,
         # Not run state: configuration and counters.
-        "import redis\nr = redis.Redis()\nr.set('feature:dark-mode', '1')\nr.hset('config', 'model', 'gpt-4o')\n",
+        """
+        import redis
+        r = redis.Redis()
+        r.set('feature:dark-mode', '1')
+        r.hset('config', 'model', 'gpt-4o')
+        """,
         # One constant key shared by every run is global state, even if it says "state" or "run".
-        (
-            "import redis\nr = redis.Redis()\nACTIVE_RUNS = 'agent:run:active'\n"
-            "r.set('circuit:llm:state', 'open')\ndef admit():\n    r.set(ACTIVE_RUNS, 0)\n"
-        ),
+        """
+            import redis
+            r = redis.Redis()
+            ACTIVE_RUNS = 'agent:run:active'
+            r.set('circuit:llm:state', 'open')
+            def admit():
+                r.set(ACTIVE_RUNS, 0)
+            """,
         # A lock (NA401's business).
-        "import redis\nr = redis.Redis()\nr.set(f'lock:session:{sid}', token, nx=True)\n",
+        """
+        import redis
+        r = redis.Redis()
+        r.set(f'lock:session:{sid}', token, nx=True)
+        """,
         # Not Redis: a dict-like cache and a Django cache with its default timeout.
-        "import redis\nfrom django.core.cache import cache\ncache.set(f'session:{sid}', data)\n",
-        "sessions = {}\nsessions[sid] = state\n# redis\n",
+        """
+        import redis
+        from django.core.cache import cache
+        cache.set(f'session:{sid}', data)
+        """,
+        """
+        sessions = {}
+        sessions[sid] = state
+        # redis
+        """,
     ]
     INVALID = [
-        Invalid("import redis\nr = redis.Redis()\nr.set(f'session:{sid}', json.dumps(state))\n", line=3),
+        Invalid("""
+            import redis
+            r = redis.Redis()
+            r.set(f'session:{sid}', json.dumps(state))
+            """, line=3),
         Invalid(
-            "import redis.asyncio as redis\nr = redis.from_url(url)\nasync def record(task_id, step, out):\n"
-            "    await r.hset(f'task:{task_id}:steps', step, out)\n",
+            """
+            import redis.asyncio as redis
+            r = redis.from_url(url)
+            async def record(task_id, step, out):
+                await r.hset(f'task:{task_id}:steps', step, out)
+            """,
             line=4,
         ),
         # The key through a local variable; the expire touches another key.
         Invalid(
-            "import redis\nr = redis.Redis()\ndef push(conversation_id, msg):\n"
-            "    key = f'conversation:{conversation_id}:messages'\n    r.rpush(key, msg)\n"
-            "    r.expire(f'conversation:{conversation_id}:summary', 60)\n",
+            """
+            import redis
+            r = redis.Redis()
+            def push(conversation_id, msg):
+                key = f'conversation:{conversation_id}:messages'
+                r.rpush(key, msg)
+                r.expire(f'conversation:{conversation_id}:summary', 60)
+            """,
             line=5,
         ),
         Invalid(
-            "class Memory:\n    def save(self, thread_id, state):\n        self.redis.json().set(f'thread:{thread_id}', '$', state)\n",
+            """
+            class Memory:
+                def save(self, thread_id, state):
+                    self.redis.json().set(f'thread:{thread_id}', '$', state)
+            """,
             line=3,
         ),
         # Plural words count: "sessions:{id}".
-        Invalid("import redis\nr = redis.Redis()\nr.sadd(f'sessions:{sid}:tools', name)\n", line=3),
+        Invalid("""
+            import redis
+            r = redis.Redis()
+            r.sadd(f'sessions:{sid}:tools', name)
+            """, line=3),
     ]
 
     def __init__(self, context=None) -> None:

@@ -47,6 +47,19 @@ class Stage:
     """False: a view its readers inline (a filter and projection they each push into their own scan)."""
 
 
+OUTCOME = {"ok": "ok", "completed": "ok", "timeout": "unknown", "unknown": "unknown",
+           "error": "failed", "failed": "failed", "cancelled": "failed"}
+"""A status as an outcome class (any other status is `other`): the one table that nr_ops'
+SQL is generated from and the timelines read."""
+
+
+def _statuses(outcome: str) -> str:
+    return ", ".join(f"'{status}'" for status, to in OUTCOME.items() if to == outcome)
+
+
+_OUTCOME_CASE = "\n".join(f"               WHEN status IN ({_statuses(outcome)}) THEN '{outcome}'"
+                          for outcome in dict.fromkeys(OUTCOME.values()))
+
 EVENT_ROWS = "event_rows"
 """The stored events (the `events` view adds file names, which only the event order needs)."""
 
@@ -106,7 +119,7 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
 
 OPS = Stage(
     "nr_ops",
-    """
+    f"""
     WITH phased AS (
         SELECT event_id, task_id, step, attempt, op, phase, status, code, tool, target,
                idempotency_key, pos, ts_ms,
@@ -152,9 +165,7 @@ OPS = Stage(
     SELECT i.*,
            CASE
                WHEN end_id IS NULL THEN 'open'
-               WHEN status IN ('ok', 'completed') THEN 'ok'
-               WHEN status IN ('timeout', 'unknown') THEN 'unknown'
-               WHEN status IN ('error', 'failed', 'cancelled') THEN 'failed'
+{_OUTCOME_CASE}
                ELSE 'other'
            END AS outcome
     FROM intervals i
@@ -187,7 +198,7 @@ LOCK_EVENTS = Stage(
         FROM nr_events
         WHERE op IN {LOCK_OPS}
           AND target IS NOT NULL
-          AND (status IS NULL OR status IN ('ok', 'completed'))
+          AND (status IS NULL OR status IN ({_statuses('ok')}))
     ) l
     WINDOW w AS (PARTITION BY lock_name, owner ORDER BY ts_ms, task_id, pos)
     """,

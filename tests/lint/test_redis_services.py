@@ -1,4 +1,4 @@
-"""NA401, NA402 and NA403 on whole modules shaped like real agent services."""
+"""The Redis rules (NA401, NA402, NA403) together on whole modules shaped like real agent services."""
 
 from __future__ import annotations
 
@@ -145,40 +145,3 @@ def test_look_alike_caches_are_not_redis(lint):
         '''
     )
     assert lint(code, select=["NA401", "NA402", "NA403"]).findings == []
-
-
-def test_setnx_then_expire_is_still_a_lock_without_ttl(lint):
-    code = textwrap.dedent(
-        '''
-        import redis
-
-        def claim(r: redis.Redis, job_id):
-            if r.setnx(f"lock:job:{job_id}", 1):
-                r.expire(f"lock:job:{job_id}", 60)
-                return True
-            return False
-        '''
-    )
-    findings = lint(code, select=["NA401"]).findings
-    assert codes_and_lines(findings) == [("NA401", 5)]
-    assert "expire" in findings[0].message
-
-
-def test_noqa_silences_a_deliberate_force_unlock(lint):
-    code = textwrap.dedent(
-        '''
-        import redis
-        r = redis.Redis()
-
-        def take_over(key, token):
-            r.set(key, token, nx=True, ex=10)
-            r.delete(key)  # noqa: NA402 - operator tool, clears a stuck lock on purpose
-        '''
-    )
-    assert lint(code, select=["NA402"]).findings == []
-
-
-def test_state_words_option_replaces_the_default(lint):
-    code = "import redis\nr = redis.Redis()\nr.hset(f'ticket:{tid}', 'status', 'open')\nr.hset(f'task:{tid}', 'a', 1)\n"
-    findings = lint(code, select=["NA403"], rule_options={"NA403": {"state-words": ["ticket"]}}).findings
-    assert codes_and_lines(findings) == [("NA403", 3)]

@@ -1,4 +1,5 @@
-"""NA101 on whole agent modules: the shapes real support and orchestration code takes."""
+"""NA101 on whole agent modules (the shapes real support and orchestration code takes) and with the tool
+registry that says what a write is."""
 
 from __future__ import annotations
 
@@ -301,3 +302,125 @@ def test_langgraph_functional_task_with_retry_policy(lint):
             return client.posts.publish(draft)
     '''
     assert [line for line, _ in na101(lint, code)] == [7]
+
+
+# -- the tool registry: what is a write ------------------------------------------------------
+
+def test_user_registry_makes_and_unmakes_writes(lint):
+    code = textwrap.dedent('''
+        from tenacity import retry
+
+        @retry
+        def checkout(gateway, card, draft):
+            gateway.capture_funds(card)
+            gateway.create_preview(draft)
+            gateway.disburse_funds(card)
+    ''')
+    default = [f.line for f in lint(code, select=["NA101"]).findings]
+    assert default == [7]  # `capture` and `disburse` are no write verbs of the pack; `create` is
+    tools = {"write": ["capture_funds", "disburse"], "read": ["create_preview"]}
+    custom = [f.line for f in lint(code, select=["NA101"], tools=tools).findings]
+    assert custom == [6, 8]
+
+
+def test_user_idempotency_key_spelling(lint):
+    code = textwrap.dedent('''
+        import backoff
+
+        @backoff.on_exception(backoff.expo, TimeoutError, max_tries=3)
+        def pay(psp, invoice):
+            return psp.payments.create(invoice.total, txn_ref=invoice.id)
+    ''')
+    assert len(lint(code, select=["NA101"]).findings) == 1
+    assert lint(code, select=["NA101"], tools={"idempotency_keys": ["txn_ref"]}).findings == []
+
+
+def test_look_alikes_inside_a_retry_are_not_writes(lint):
+    code = textwrap.dedent('''
+        import asyncio
+        import os
+        from tenacity import retry
+
+        @retry
+        async def step(self, state, lock, graph, results, logger, f, sock, pool):
+            state.update(done=True)
+            os.environ.update({"A": "1"})
+            self.update_state(state="PROGRESS")
+            results.add(1)
+            lock.release()
+            graph.add_node("x", lambda s: s)
+            task = asyncio.create_task(self.work())
+            logger.info("posted")
+            f.write("x")
+            sock.send(b"ping")
+            pool.submit(print)
+            task.cancel()
+            self.cache.set("k", 1)
+            return WorkspaceArchiveWriteError("not a write")
+    ''')
+    assert lint(code, select=["NA101"]).findings == []
+
+
+def test_http_writes_are_writes_on_any_client_shape(lint):
+    code = textwrap.dedent('''
+        import time
+        import httpx
+        import requests
+
+        def sync(http, body):
+            session = requests.Session()
+            client = httpx.Client()
+            for attempt in range(3):
+                try:
+                    session.put("https://api.example.com/a", json=body, timeout=5)
+                    client.delete("https://api.example.com/b")
+                    http.patch("https://api.example.com/c", json=body)
+                    requests.request("POST", "https://api.example.com/d", timeout=5)
+                    requests.request("GET", "https://api.example.com/e", timeout=5)
+                    requests.post("http://127.0.0.1:9000/metrics", timeout=1)
+                    return
+                except requests.RequestException:
+                    time.sleep(attempt)
+    ''')
+    assert [f.line for f in lint(code, select=["NA101"]).findings] == [11, 12, 13, 14]
+
+
+def test_sdk_clients_followed_through_their_constructors(lint):
+    code = textwrap.dedent('''
+        import boto3
+        import stripe
+        from slack_sdk import WebClient
+        from tenacity import retry
+
+        sqs = boto3.client("sqs")
+        slack = WebClient(token=TOKEN)
+
+        @retry
+        def fan_out(order, key):
+            s3 = boto3.Session().client("s3")
+            s3.get_object(Bucket="b", Key="k")
+            s3.put_object(Bucket="b", Key="k", Body=b"")
+            sqs.send_message(QueueUrl=Q, MessageBody="m", MessageDeduplicationId=key)
+            slack.chat_postMessage(channel="#ops", text="refunded")
+            stripe.StripeClient(API_KEY).refunds.create(params={"payment_intent": order.pi})
+    ''')
+    assert [f.line for f in lint(code, select=["NA101"]).findings] == [14, 16, 17]
+
+
+def test_model_calls_are_not_writes_but_an_sms_is(lint):
+    code = (
+        "from tenacity import retry\n\n"
+        "@retry\n"
+        "def ask(client, prompt):\n"
+        "    return client.chat.completions.create(model='gpt-4o', messages=[prompt])\n\n"
+        "@retry\n"
+        "def ask_claude(anthropic_client, prompt):\n"
+        "    return anthropic_client.messages.create(model='claude', max_tokens=100, messages=[prompt])\n\n"
+        "@retry\n"
+        "def embed(client, text):\n"
+        "    return client.embeddings.create(model='e', input=text)\n\n"
+        "@retry\n"
+        "def text_customer(twilio_client, phone, body):\n"
+        "    return twilio_client.messages.create(to=phone, from_='+100', body=body)\n"
+    )
+    assert [f.line for f in lint(code, select=["NA101"]).findings] == [17]
