@@ -66,7 +66,7 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
     """Replay guard logs (files, directories, globs) and find non-atomic hazards."""
     from nonatomic.replay.report import render, render_json
     from nonatomic.replay.report.html import REPORT_EVENTS, REPORT_TASKS
-    from nonatomic.replay.report.model import GROUP_SHOWN, GROUPS_SHOWN
+    from nonatomic.replay.report.model import GROUP_SHOWN, GROUPS_SHOWN, TEXT_QUARANTINE_SHOWN
 
     if emit_sql:
         write(_queries(emit_sql, codes(select), codes(ignore)), output)
@@ -81,12 +81,12 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
         restrict(session, tasks)
         found = session.find(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
         summary = session.summary(found)
-        quarantine = session.quarantine_rows()
         severities = found.severities()
         if fmt == "json":
             # streamed from the engine while it is written: the connection must stay open
-            write(render_json(summary, found.json_texts(max_findings), quarantine), output)
+            write(render_json(summary, found.json_texts(max_findings), session.quarantine_texts()), output)
         else:
+            quarantine = session.quarantine_rows(TEXT_QUARANTINE_SHOWN)
             timelines, omitted = session.timelines(found, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
                 if fmt == "html" else ([], 0)
             groups = found.grouped(GROUP_SHOWN, GROUPS_SHOWN, max_findings)

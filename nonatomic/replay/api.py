@@ -8,13 +8,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 
-from nonatomic.replay.findings import Findings
+from nonatomic.replay.findings import BATCH, Findings
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
@@ -83,8 +83,16 @@ class Replay:
     def summary(self, findings: list[dict] | Findings | None = None) -> dict:
         return summarize(self.con, findings if findings is not None else self.find())
 
-    def quarantine_rows(self) -> list[dict]:
-        return quarantine_rows(self.con)
+    def quarantine_rows(self, limit: int | None = None) -> list[dict]:
+        return quarantine_rows(self.con, limit)
+
+    def quarantine_texts(self) -> Iterator[str]:
+        """Every quarantined line as a JSON object's text, in order, fetched in batches (as
+        Findings.json_texts: the connection serves nothing else until the last one is read)."""
+        result = self.con.execute("SELECT CAST(to_json({'file': file, 'line': line, 'reason': reason, 'raw': raw}) "
+                                  "AS VARCHAR) FROM quarantine ORDER BY file, line")
+        while rows := result.fetchmany(BATCH):
+            yield from (text for (text,) in rows)
 
     def timelines(self, findings: list[dict] | Findings, tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
                   max_events: int = MAX_EVENTS) -> tuple[list[Timeline], int]:
@@ -176,6 +184,7 @@ def _stored(con) -> str:
     return '"' + database.replace('"', '""') + f'".main.{EVENT_ROWS}'
 
 
-def quarantine_rows(con) -> list[dict]:
-    rows = con.execute("SELECT file, line, reason, raw FROM quarantine ORDER BY file, line").fetchall()
+def quarantine_rows(con, limit: int | None = None) -> list[dict]:
+    rows = con.execute("SELECT file, line, reason, raw FROM quarantine ORDER BY file, line"
+                       + ("" if limit is None else " LIMIT $n"), {} if limit is None else {"n": limit}).fetchall()
     return [{"file": f, "line": n, "reason": r, "raw": raw} for f, n, r, raw in rows]

@@ -22,6 +22,7 @@ from datetime import datetime
 from nonatomic.replay.report.model import CodeGroups, Group
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import Detector
+from nonatomic.rules.replay.views import EVENT_ROWS
 from nonatomic.rules.severity import SEVERITIES
 
 TABLE = "nr_findings"
@@ -65,30 +66,37 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where: 
         else "[r.anchor_id]"
     return f"""
     INSERT INTO {TABLE}
-    WITH witnessed AS (
-        SELECT rid, unnest(list_distinct(list_filter({witnesses}, lambda x: x IS NOT NULL))) AS event_id FROM {raw} r
+    WITH files AS (
+        -- the fingerprint names files without their directory (posixpath.basename of a path with / or \\)
+        SELECT file_id, file, regexp_replace(file, '^.*[/\\\\]', '') AS name FROM log_files
+    ),
+    witnessed AS (
+        SELECT rid, anchor_id, unnest(list_distinct(list_filter({witnesses}, lambda x: x IS NOT NULL))) AS event_id
+        FROM {raw} r
     ),
     evidence AS (
-        SELECT w.rid, e.event_id, e.file, e.line, strftime(timezone('UTC', e.ts), '{TS_FORMAT}') AS ts,
-               date_trunc('millisecond', e.ts) AS moment
-        FROM witnessed w JOIN events e USING (event_id)
+        SELECT w.rid, w.anchor_id, e.event_id, f.file, f.name, e.line,
+               strftime(timezone('UTC', e.ts), '{TS_FORMAT}') AS ts, date_trunc('millisecond', e.ts) AS moment
+        FROM witnessed w JOIN {EVENT_ROWS} e USING (event_id) JOIN files f USING (file_id)
     ),
     proofs AS (
+        -- sorted by (ts, file, line) as structs that lead with those fields, then put in the contract's order
         SELECT rid,
-               list({{'event_id': event_id, 'file': file, 'line': line, 'ts': ts}} ORDER BY ts, file, line) AS events,
-               -- the fingerprint names files without their directory (posixpath.basename of a path with / or \\)
-               list_sort(list(regexp_replace(file, '^.*[/\\\\]', '') || ':' || line)) AS keys
+               list_transform(list_sort(list({{'ts': ts, 'file': file, 'line': line, 'event_id': event_id}})),
+                              lambda x: {{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts}}) AS events,
+               list_sort(list(name || ':' || line)) AS keys,
+               any_value(ts) FILTER (WHERE event_id = anchor_id) AS ts,
+               any_value(moment) FILTER (WHERE event_id = anchor_id) AS moment
         FROM evidence GROUP BY rid
     ),
     built AS (
         SELECT r.task_id, r.step, {severity} AS severity, {_message(detector, columns)} AS message,
-               a.ts, a.moment, p.events,
+               p.ts, p.moment, p.events,
                left(sha256(concat_ws(chr(31), '{detector.code}', r.task_id, coalesce(CAST(r.step AS VARCHAR), 'None'),
                                       array_to_string(p.keys, chr(31)))), 16) AS fingerprint,
                {kind} AS subject_kind, {value} AS subject
         FROM {raw} r
         JOIN proofs p USING (rid)
-        JOIN evidence a ON a.rid = r.rid AND a.event_id = r.anchor_id
     )
     SELECT '{detector.code}', f.severity, f.task_id, f.step, f.ts, f.moment, f.fingerprint, f.subject_kind,
            f.subject,

@@ -69,7 +69,7 @@ def _both(spark, paths: list[str], mapping=None, tasks=()) -> tuple[dict, dict]:
             assert session.restrict(tasks) == []
         found = session.find(tasks=tasks or None)
         return json.loads("".join(render_json(session.summary(found), found.json_texts(),
-                                              session.quarantine_rows())))
+                                              session.quarantine_texts())))
 
     with open_logs(paths, mapping) as duck:
         expected = report(duck)

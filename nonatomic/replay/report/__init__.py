@@ -15,14 +15,15 @@ from nonatomic.replay.report import html, json_format, markdown, text
 from nonatomic.replay.report.model import CodeGroups, Timeline
 
 
-def render_json(summary: dict, findings: Iterable[str], quarantine: list[dict]) -> Iterator[str]:
-    """The JSON document in pieces, `findings` being the findings' JSON texts in order."""
+def render_json(summary: dict, findings: Iterable[str], quarantine: Iterable[str]) -> Iterator[str]:
+    """The JSON document in pieces, from the findings' and quarantined lines' JSON texts in order."""
     return json_format.report(summary, findings, quarantine)
 
 
 def render(fmt: str, summary: dict, groups: list[CodeGroups], severities: Mapping[str, int], quarantine: list[dict],
            timelines: Sequence[Timeline] = (), omitted_tasks: int = 0) -> str:
-    """The report in a human format; `html` also draws `timelines` (and notes `omitted_tasks` not drawn)."""
+    """The report in a human format; `html` also draws `timelines` (and notes `omitted_tasks` not drawn).
+    `quarantine` holds the first quarantined lines; the summary counts them all."""
     if fmt == "html":
         return html.report(summary, groups, severities, quarantine, list(timelines), omitted_tasks)
     return {"text": text.report, "md": markdown.report}[fmt](summary, groups, quarantine)

@@ -42,7 +42,7 @@ def report(summary: Mapping, groups: list[CodeGroups], severities: Mapping[str, 
             _findings_table([f for code in groups for g in code.groups for f in g.shown], summary["findings"],
                             drawn, timelines)]
     if quarantine:
-        body.append(_quarantine(quarantine))
+        body.append(_quarantine(quarantine, summary["quarantined"]))
     body.append(_timelines(timelines, omitted_tasks, "Timelines of the tasks with findings"))
     return _page("nonatomic replay report", body, with_script=summary["findings"] > 0)
 
@@ -130,13 +130,13 @@ def _evidence(finding: Mapping) -> str:
     return "<br>".join(_where(ev) for ev in events[:EVIDENCE_SHOWN]) + more
 
 
-def _quarantine(quarantine: list[dict]) -> str:
+def _quarantine(quarantine: list[dict], total: int) -> str:
     rows = "".join(f"<tr><td>{escape_html(q['file'])}</td><td>{escape_html(q['line'])}</td><td>{escape_html(q['reason'])}</td>"
                    f"<td class=\"extra\">{escape_html((q.get('raw') or '')[:200])}</td></tr>"
                    for q in quarantine[:TEXT_QUARANTINE_SHOWN])
-    more = (f'<p class="note">… and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more '
-            "(<code>--format json</code> lists all).</p>" if len(quarantine) > TEXT_QUARANTINE_SHOWN else "")
-    return (f"<h2>Quarantined lines ({len(quarantine)})</h2><table><thead><tr><th>file</th><th>line</th>"
+    more = (f'<p class="note">… and {total - len(quarantine)} more '
+            "(<code>--format json</code> lists all).</p>" if total > len(quarantine) else "")
+    return (f"<h2>Quarantined lines ({total})</h2><table><thead><tr><th>file</th><th>line</th>"
             f"<th>reason</th><th>raw</th></tr></thead><tbody>{rows}</tbody></table>{more}")
 
 

@@ -11,14 +11,21 @@ from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 
 
-def report(summary: dict, findings: Iterable[str], quarantine: list[dict]) -> Iterator[str]:
-    """The document in pieces: summary, each finding (a JSON text) in order, quarantine."""
-    yield '{\n  "summary": ' + _dumps(summary) + ',\n  "findings": ['
-    separator = "\n    "
-    for text in findings:
+def report(summary: dict, findings: Iterable[str], quarantine: Iterable[str]) -> Iterator[str]:
+    """The document in pieces: summary, then each finding and each quarantined line (JSON texts) in order."""
+    yield '{\n  "summary": ' + _dumps(summary) + ',\n  "findings": '
+    yield from _array(findings)
+    yield ',\n  "quarantine": '
+    yield from _array(quarantine)
+    yield "\n}\n"
+
+
+def _array(texts: Iterable[str]) -> Iterator[str]:
+    separator = "[\n    "
+    for text in texts:
         yield separator + text
         separator = ",\n    "
-    yield ("]" if separator == "\n    " else "\n  ]") + ',\n  "quarantine": ' + _dumps(quarantine) + "\n}\n"
+    yield "[]" if separator == "[\n    " else "\n  ]"
 
 
 def _dumps(value: object) -> str:

@@ -141,6 +141,6 @@ def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> s
         out += ["", "## Quarantine", "", "| file | line | reason |", "|---|---|---|"]
         out += [f"| {md(q['file'])} | {md(q['line'])} | {md(q['reason'])} |"
                 for q in quarantine[:TEXT_QUARANTINE_SHOWN]]
-        if len(quarantine) > TEXT_QUARANTINE_SHOWN:
-            out += ["", f"... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (`--format json` lists all)."]
+        if summary['quarantined'] > len(quarantine):
+            out += ["", f"... and {summary['quarantined'] - len(quarantine)} more (`--format json` lists all)."]
     return "\n".join(out) + "\n"

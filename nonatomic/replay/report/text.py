@@ -119,10 +119,10 @@ def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> s
     if any(g.more for code in groups for g in code.groups) or any(code.hidden_groups for code in groups):
         out.append("(--format json lists every finding)")
     if quarantine:
-        out.append(f"Quarantined {len(quarantine)} line(s):")
+        out.append(f"Quarantined {summary['quarantined']} line(s):")
         out.extend("  " + clean(f"{q['file']}:{q['line']}: {q['reason']}") for q in quarantine[:TEXT_QUARANTINE_SHOWN])
-        if len(quarantine) > TEXT_QUARANTINE_SHOWN:
-            out.append(f"  ... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (--format json lists all)")
+        if summary['quarantined'] > len(quarantine):
+            out.append(f"  ... and {summary['quarantined'] - len(quarantine)} more (--format json lists all)")
     out.append(_counts_line(summary))
     return "\n".join(out) + "\n"
 

@@ -12,8 +12,9 @@ detect.shape_grouped, into a findings table the reports read as DuckDB's.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 
 from pyspark import StorageLevel
@@ -79,9 +80,13 @@ class SparkReplay:
         return {"files": len(self.ingested.files), "lines": self.ingested.lines, "events": counts["events"],
                 "quarantined": self.ingested.quarantined, "tasks": counts["tasks"], "findings": found}
 
-    def quarantine_rows(self) -> list[dict]:
-        rows = self.spark.table("quarantine").orderBy("file", "line").collect()
-        return [row.asDict() for row in rows]
+    def quarantine_rows(self, limit: int | None = None) -> list[dict]:
+        table = self.spark.table("quarantine").orderBy("file", "line")
+        return [row.asDict() for row in (table.collect() if limit is None else table.limit(limit).collect())]
+
+    def quarantine_texts(self) -> Iterator[str]:
+        for row in self.spark.table("quarantine").orderBy("file", "line").toLocalIterator():
+            yield json.dumps(row.asDict(), ensure_ascii=False)
 
     def __enter__(self) -> SparkReplay:
         return self
