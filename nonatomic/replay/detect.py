@@ -162,24 +162,43 @@ def witness_ids(row: Mapping) -> list[int]:
 
 
 def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
+    named = detector.named_witnesses(row["witness_ids"])
+    roles: dict[int, str] = {}
+    for name, event_id in named:
+        roles.setdefault(event_id, name.rpartition("_")[0])
     events = sorted(
-        (evidence[i] for i in witness_ids(row)), key=lambda e: (e["ts"], e["file"], e["line"])
+        ({**evidence[i], "role": roles.get(i, "anchor")} for i in witness_ids(row)),
+        key=lambda e: (e["ts"], e["file"], e["line"]),
     )
     fields = {k: v for k, v in row.items() if k not in ("anchor_id", "witness_ids")}
     severity = fields.pop("severity", None) or detector.severity
     template = detector.template(fields.pop("variant", None))
+    values = {k: _Field(v) for k, v in fields.items()}
     finding = {
         "code": detector.code,
         "name": detector.name,
         "severity": severity,
         "task_id": row["task_id"],
         "step": row["step"],
-        "message": template.format_map({k: _Field(v) for k, v in fields.items()}),
+        "message": template.format_map(values),
+        "because": _because(detector, named, values, evidence),
         "ts": evidence[row["anchor_id"]]["ts"],
         "events": events,
     }
     finding["fingerprint"] = fingerprint(finding)
     return finding
+
+
+def _because(detector: Detector, named: list[tuple[str, int]], values: Mapping, evidence: dict[int, dict]) -> list[str]:
+    """One line per named witness, as Elle explains an anomaly: what the event shows, and where it is."""
+    lines = []
+    for name, clause in detector.witnesses:
+        # in time order: the order of a list a detector aggregates is the engine's, not the log's
+        cited = sorted((evidence[i] for n, i in named if n == name), key=lambda e: (e["ts"], e["file"], e["line"]))
+        where = ", ".join(f"{e['file']}:{e['line']}" for e in cited)
+        if where:
+            lines.append(f"because {clause.format_map(values)} ({where})")
+    return lines
 
 
 def fingerprint(finding: Mapping) -> str:

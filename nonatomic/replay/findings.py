@@ -52,7 +52,7 @@ def subject_field(detector: Detector) -> tuple[str, str] | None:
     return next(((f, label) for f, label in SUBJECTS if f in named), None)
 
 
-def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where: str = "") -> str:
+def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_clause: str = "") -> str:
     """INSERT the findings of `raw` (a table of the detector's rows plus a `rid`) into TABLE.
 
     `columns` maps the raw table's columns to their DuckDB types; `where` filters on
@@ -62,49 +62,76 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where: 
     subject = subject_field(detector)
     kind, value = (f"'{subject[1]}'", _text(f"r.{_quote(subject[0])}", columns[subject[0]])) if subject else \
         ("'task'", "r.task_id")
-    witnesses = "list_prepend(r.anchor_id, coalesce(r.witness_ids, []))" if "witness_ids" in columns \
-        else "[r.anchor_id]"
+    names = [name for name, _ in detector.witnesses]
+    ids = "coalesce(r.witness_ids, [])" if "witness_ids" in columns else "CAST([] AS BIGINT[])"
+    # because lines: for each named witness, the clause and the file:line of its events in time order
+    where = [f"string_agg(file || ':' || line, ', ' ORDER BY ts, file, line) FILTER (WHERE name = {_literal(n)}) AS w{k}"
+             for k, n in enumerate(names)]
+    because = ", ".join(f"CASE WHEN b.w{k} IS NOT NULL THEN concat('because ', {_template(clause, columns)}, ' (', "
+                        f"b.w{k}, ')') END" for k, (_, clause) in enumerate(detector.witnesses))
     return f"""
     INSERT INTO {TABLE}
     WITH files AS (
         -- the fingerprint names files without their directory (posixpath.basename of a path with / or \\)
         SELECT file_id, file, regexp_replace(file, '^.*[/\\\\]', '') AS name FROM log_files
     ),
-    witnessed AS (
-        SELECT rid, anchor_id, unnest(list_distinct(list_filter({witnesses}, lambda x: x IS NOT NULL))) AS event_id
-        FROM {raw} r
+    positions AS (
+        SELECT rid, anchor_id, pos, ids[pos] AS event_id
+        FROM (SELECT rid, anchor_id, {ids} AS ids, unnest(range(1, len({ids}) + 1)) AS pos FROM {raw} r)
+        WHERE ids[pos] IS NOT NULL
     ),
-    evidence AS (
-        SELECT w.rid, w.anchor_id, e.event_id, f.file, f.name, e.line,
+    named AS (
+        -- the detector's witness names, position by position (the last one ending in _ids takes the rest)
+        SELECT rid, pos, event_id, {_list(names)}[least(pos, {len(names)})] AS name FROM positions
+    ),
+    witnessed AS (
+        SELECT rid, anchor_id, anchor_id AS event_id FROM {raw} WHERE anchor_id IS NOT NULL
+        UNION SELECT rid, anchor_id, event_id FROM positions
+    ),
+    located AS (
+        SELECT w.rid, w.anchor_id, e.event_id, f.file, f.name AS file_name, e.line,
                strftime(timezone('UTC', e.ts), '{TS_FORMAT}') AS ts, date_trunc('millisecond', e.ts) AS moment
         FROM witnessed w JOIN {EVENT_ROWS} e USING (event_id) JOIN files f USING (file_id)
     ),
+    roles AS (
+        -- an event's role is the name of its first position, without the _id(s)
+        SELECT rid, event_id, regexp_replace(arg_min(name, pos), '_[^_]*$', '') AS role FROM named GROUP BY ALL
+    ),
     proofs AS (
         -- sorted by (ts, file, line) as structs that lead with those fields, then put in the contract's order
-        SELECT rid,
-               list_transform(list_sort(list({{'ts': ts, 'file': file, 'line': line, 'event_id': event_id}})),
-                              lambda x: {{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts}}) AS events,
-               list_sort(list(name || ':' || line)) AS keys,
-               any_value(ts) FILTER (WHERE event_id = anchor_id) AS ts,
-               any_value(moment) FILTER (WHERE event_id = anchor_id) AS moment
-        FROM evidence GROUP BY rid
+        SELECT l.rid,
+               list_transform(list_sort(list({{'ts': l.ts, 'file': l.file, 'line': l.line, 'event_id': l.event_id,
+                                               'role': coalesce(o.role, 'anchor')}})),
+                              lambda x: {{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts,
+                                         'role': x.role}}) AS events,
+               list_sort(list(l.file_name || ':' || l.line)) AS keys,
+               any_value(l.ts) FILTER (WHERE l.event_id = l.anchor_id) AS ts,
+               any_value(l.moment) FILTER (WHERE l.event_id = l.anchor_id) AS moment
+        FROM located l LEFT JOIN roles o USING (rid, event_id)
+        GROUP BY l.rid
+    ),
+    reasons AS (
+        SELECT rid, {", ".join(where) if where else "NULL AS w"}
+        FROM named JOIN located USING (rid, event_id) GROUP BY rid
     ),
     built AS (
         SELECT r.task_id, r.step, {severity} AS severity, {_message(detector, columns)} AS message,
+               list_filter([{because}]::VARCHAR[], lambda x: x IS NOT NULL) AS because,
                p.ts, p.moment, p.events,
                left(sha256(concat_ws(chr(31), '{detector.code}', r.task_id, coalesce(CAST(r.step AS VARCHAR), 'None'),
                                       array_to_string(p.keys, chr(31)))), 16) AS fingerprint,
                {kind} AS subject_kind, {value} AS subject
         FROM {raw} r
         JOIN proofs p USING (rid)
+        LEFT JOIN reasons b USING (rid)
     )
     SELECT '{detector.code}', f.severity, f.task_id, f.step, f.ts, f.moment, f.fingerprint, f.subject_kind,
            f.subject,
            CAST(to_json({{'code': '{detector.code}', 'name': {_literal(detector.name)}, 'severity': f.severity,
-                         'task_id': f.task_id, 'step': f.step, 'message': f.message, 'ts': f.ts,
-                         'events': f.events, 'fingerprint': f.fingerprint}}) AS VARCHAR)
+                         'task_id': f.task_id, 'step': f.step, 'message': f.message, 'because': f.because,
+                         'ts': f.ts, 'events': f.events, 'fingerprint': f.fingerprint}}) AS VARCHAR)
     FROM built f
-    {('WHERE ' + where) if where else ''}
+    {('WHERE ' + where_clause) if where_clause else ''}
     """
 
 
@@ -147,6 +174,10 @@ def _duration(column: str) -> str:
             f"WHEN abs({ms}) < 60000 THEN printf('%.1f s', {ms} / 1000) "
             f"WHEN abs({ms}) < 3600000 THEN printf('%.1f min', {ms} / 60000) "
             f"ELSE printf('%.1f h', {ms} / 3600000) END")
+
+
+def _list(texts: list[str]) -> str:
+    return "[" + ", ".join(_literal(t) for t in texts) + "]"
 
 
 def _literal(text: str) -> str:

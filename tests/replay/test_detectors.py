@@ -70,10 +70,24 @@ def test_message_tells_what_happened_in_order():
     )
     assert finding["ts"] == "2024-05-01T12:00:01.900Z"
     assert finding["events"] == [
-        {"event_id": 2, "file": "fixture.jsonl", "line": 2, "ts": "2024-05-01T12:00:01.000Z"},
-        {"event_id": 3, "file": "fixture.jsonl", "line": 3, "ts": "2024-05-01T12:00:01.900Z"},
+        {"event_id": 2, "file": "fixture.jsonl", "line": 2, "ts": "2024-05-01T12:00:01.000Z", "role": "rollback"},
+        {"event_id": 3, "file": "fixture.jsonl", "line": 3, "ts": "2024-05-01T12:00:01.900Z", "role": "retry"},
+    ]
+    # each named witness is one "because" line, in the order the detector names them
+    assert finding["because"] == [
+        "because the rollback of step 2 started first (fixture.jsonl:2)",
+        "because attempt 2 `charge_card` started 0.9 s later (fixture.jsonl:3)",
     ]
     assert finding["severity"] == "error" and finding["name"] == "retry-after-rollback"
+
+
+def test_every_positive_case_names_every_witness():
+    # the names cover witness_ids exactly (a missing or extra id raises) and every event has a role
+    for detector in DETECTORS.values():
+        for case in (c for c in detector.cases if c.expect):
+            for finding in run_detectors(load(list(case.events)), select=[detector.code], settings=case.settings):
+                assert finding["because"], (detector.code, case.name)
+                assert all(e["role"] != "anchor" for e in finding["events"]), (detector.code, case.name)
 
 
 def test_lock_leak_is_an_error_without_ttl_and_a_warning_with_one():

@@ -122,7 +122,10 @@ def test_markdown_report_escapes_like_the_markdown_timeline(tmp_path):
     log = write(tmp_path / "log.jsonl", ev(1, status="timeout", task_id=link), ev(4, attempt=2, task_id=link))
     markdown = run("--format", "md", "--fail-on", "never", log).output
     assert "NR303" in markdown
-    assert not re.search(r"(?<!\\)[\[<`*]", markdown.split("## Findings")[1].replace("|---", ""))
+    # the message and its "because" lines share the cell, one per line (<br>, the one markup written)
+    cells = markdown.split("## Findings")[1].replace("|---", "")
+    assert cells.count("<br>because ") == 3
+    assert not re.search(r"(?<!\\)[\[<`*]", cells.replace("<br>", " "))
     assert "\\[click\\](https://example.invalid/x) \\<img src=x\\> \\`code\\` \\*bold\\*" in markdown
 
 

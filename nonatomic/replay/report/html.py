@@ -124,6 +124,12 @@ def _cut(value: object) -> str:
     return escape_html(text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…")
 
 
+def _because(finding: Mapping) -> str:
+    """The finding's "because" lines (one per named witness), each on a line of its own; drawn
+    timelines show them, the findings table stays one line per finding (it lists thousands)."""
+    return "".join(f'<br><span class="note">{escape_html(line)}</span>' for line in finding.get("because") or ())
+
+
 def _evidence(finding: Mapping) -> str:
     events = finding.get("events") or ()
     more = f"<br>… and {len(events) - EVIDENCE_SHOWN} more" if len(events) > EVIDENCE_SHOWN else ""
@@ -157,7 +163,7 @@ def _article(t: Timeline, anchor: str) -> str:
         where = ", ".join(_event_link(t, anchor, ev) for ev in f.get("events") or ())
         step = "" if f.get("step") is None else f" step {escape_html(f['step'])}"
         items.append(f'<li id="{anchor}-f{n}"><span class="sev {escape_html(f["severity"])}">{escape_html(f["severity"])}</span> '
-                     f"<b>{escape_html(f['code'])}</b> {escape_html(f['name'])}{step}: {escape_html(f['message'])} <span class=\"note\">({where})</span></li>")
+                     f"<b>{escape_html(f['code'])}</b> {escape_html(f['name'])}{step}: {escape_html(f['message'])} <span class=\"note\">({where})</span>{_because(f)}</li>")
     findings = f'<ol class="findings">{"".join(items)}</ol>' if items else ""
     return (f'<article class="timeline" id="{anchor}"><h3>task {escape_html(t.task_id)}</h3>'
             f'<p class="meta">{escape_html(t.headline())}</p><div class="svgwrap">{svg(t, anchor)}</div>{findings}'

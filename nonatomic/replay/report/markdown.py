@@ -132,8 +132,9 @@ def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> s
                 continue
             out += [f"#### {group.subject_kind} {md(group.subject)}", "",
                     "| task | step | ts | evidence | message |", "|---|---|---|---|---|"]
-            out += ["| " + " | ".join(md(v) for v in (
-                f["task_id"], _step(f), when(f.get("ts")), evidence(f), f["message"])) + " |" for f in group.shown]
+            out += ["| " + " | ".join(md(v) for v in (f["task_id"], _step(f), when(f.get("ts")), evidence(f)))
+                    + " | " + "<br>".join(md(line) for line in [f["message"], *f.get("because", ())]) + " |"
+                    for f in group.shown]
             if group.more:
                 out += ["", f"... and {group.more} more (`--format json` lists every finding)."]
             out.append("")

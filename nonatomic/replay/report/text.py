@@ -111,7 +111,7 @@ def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> s
                 out.append(f"    {clean(_where(f))}: {f['code']} {f['name']} [{f['severity']}] "
                            f"task {clean(f['task_id'])} step {clean(_step(f))} at {clean(when(f.get('ts')))}: "
                            f"{clean(f['message'])}")
-                out.extend(f"        also {clean(e['file'])}:{e['line']}" for e in (f.get("events") or [])[1:])
+                out.extend("        " + clean(line) for line in f.get("because") or ())
             if group.more:
                 out.append(f"    ... and {group.more} more")
         if code.hidden_groups:

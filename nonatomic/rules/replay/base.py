@@ -10,7 +10,10 @@ The SQL of a detector returns one row per finding with these columns:
 
 - `task_id`, `step`: where the finding belongs;
 - `anchor_id`: the event the finding points at (its `ts` is the finding's);
-- `witness_ids`: every event that proves it (a list; NULL entries are dropped);
+- `witness_ids`: every event that proves it (a list; NULL entries are dropped),
+  each named by the detector's `witnesses`, position by position: a name and the
+  "because" clause that says what that event shows (`rollback_id`: "the rollback
+  of step {step} started first"); a name ending in `_ids` takes the rest of the list;
 - `variant` (optional): picks one of several message templates;
 - `severity` (optional): overrides the detector's default for this row;
 - any other column: a field for the message template.
@@ -66,10 +69,16 @@ class Detector:
     cases: tuple[Case, ...]
     params: Mapping[str, object] = field(default_factory=dict)
     default_on: bool = True
+    witnesses: tuple[tuple[str, str], ...] = ()
+    """(name, because clause) of each entry of `witness_ids`, in order (see the module docstring)."""
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
             raise ValueError(f"{self.code}: unknown severity {self.severity!r}")
+        names = [name for name, _ in self.witnesses]
+        if not names or any(not n.endswith(("_id", "_ids")) for n in names) or any(
+                n.endswith("_ids") for n in names[:-1]):
+            raise ValueError(f"{self.code}: witnesses must be names ending in _id (only the last in _ids)")
         missing = set(self.parameters()) - set(self.params) - set(SHARED_PARAMS)
         if missing:
             raise ValueError(f"{self.code}: SQL binds parameters without defaults: {sorted(missing)}")
@@ -85,6 +94,15 @@ class Detector:
         """The first paragraph of 'What it finds', for tables."""
         body = self.documentation().split("## What it finds", 1)[-1].strip().split("\n\n", 1)[0]
         return " ".join(body.split())
+
+    def named_witnesses(self, ids) -> list[tuple[str, int]]:
+        """(name, event id) of each non-NULL entry of a row's `witness_ids`."""
+        names = [name for name, _ in self.witnesses]
+        ids = list(ids or ())
+        if len(ids) != len(names) and not (names[-1].endswith("_ids") and len(ids) >= len(names) - 1):
+            raise ValueError(f"{self.code}: {len(ids)} witness ids for witnesses {names}")
+        named = [(names[min(i, len(names) - 1)], event_id) for i, event_id in enumerate(ids)]
+        return [(name, event_id) for name, event_id in named if event_id is not None]
 
     def template(self, variant: str | None) -> str:
         if isinstance(self.message, str):

@@ -96,6 +96,10 @@ DETECTOR = Detector(
         "attempt {attempt} of step {step} `{tool}` started {gap_ms:dur} after the rollback"
         " of step {step} began: the retry re-applied what the rollback removed"
     ),
+    witnesses=(
+        ("rollback_id", "the rollback of step {step} started first"),
+        ("retry_id", "attempt {attempt} `{tool}` started {gap_ms:dur} later"),
+    ),
     requires=("nr_ops",),
     cases=CASES,
 )

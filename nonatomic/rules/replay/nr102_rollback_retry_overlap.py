@@ -123,6 +123,11 @@ DETECTOR = Detector(
             " was unknown ({status}, never verified): its write may land after the rollback"
         ),
     },
+    witnesses=(
+        ("attempt_id", "attempt {attempt} `{tool}` of step {step} started first"),
+        ("attempt_end_id", "that attempt ended ({status})"),
+        ("rollback_id", "the rollback of step {step} started {gap_ms:dur} after the attempt"),
+    ),
     requires=("nr_ops",),
     cases=CASES,
 )

@@ -76,6 +76,10 @@ DETECTOR = Detector(
             " before the task ended ({end_status}); only its {ttl_ms:dur} TTL freed it"
         ),
     },
+    witnesses=(
+        ("acquire_id", "{owner} acquired lock `{lock_name}` in step {step}"),
+        ("task_end_id", "the task ended ({end_status}) with no release by {owner}"),
+    ),
     requires=("nr_leases", "nr_task_ends"),
     cases=CASES,
 )

@@ -107,6 +107,10 @@ DETECTOR = Detector(
         ),
         "never": "{owner} released lock `{lock_name}` without ever acquiring it",
     },
+    witnesses=(
+        ("holder_acquire_id", "{holder} acquired lock `{lock_name}`"),
+        ("release_id", "{owner} released lock `{lock_name}`"),
+    ),
     requires=("nr_lock_events", "nr_leases"),
     cases=CASES,
 )

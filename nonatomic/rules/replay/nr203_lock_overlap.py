@@ -116,6 +116,10 @@ DETECTOR = Detector(
         "{owner} acquired lock `{lock_name}` while {holder} (task {holder_task}) still held it,"
         " acquired {held_ms:dur} earlier: both were inside the critical section"
     ),
+    witnesses=(
+        ("holder_acquire_id", "{holder} (task {holder_task}) acquired lock `{lock_name}`"),
+        ("acquire_id", "{owner} acquired it {held_ms:dur} later, while it was held"),
+    ),
     requires=("nr_leases",),
     cases=CASES,
 )

@@ -143,6 +143,9 @@ DETECTOR = Detector(
             " (again in step {step}): the unkeyed calls were not deduplicated"
         ),
     },
+    witnesses=(
+        ("effect_ids", "`{tool}` on {target} succeeded"),
+    ),
     requires=("nr_ops",),
     cases=CASES,
 )

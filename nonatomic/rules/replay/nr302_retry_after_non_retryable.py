@@ -64,6 +64,10 @@ DETECTOR = Detector(
         " {attempt} was rejected with non-retryable {code}: a rejected request does not improve"
         " by repetition"
     ),
+    witnesses=(
+        ("rejected_id", "attempt {attempt} `{tool}` was rejected with {code}"),
+        ("retry_id", "attempt {next_attempt} started {gap_ms:dur} later"),
+    ),
     requires=("nr_attempts",),
     cases=CASES,
     params={"non_retryable": [400, 401, 403, 404, 422]},

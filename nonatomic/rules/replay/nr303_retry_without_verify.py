@@ -78,6 +78,11 @@ DETECTOR = Detector(
         " {attempt} ({status}), with no verify in between: if the first write landed, the retry"
         " applies it twice"
     ),
+    witnesses=(
+        ("attempt_id", "attempt {attempt} `{tool}` of step {step} started"),
+        ("outcome_id", "its outcome was {status}"),
+        ("retry_id", "attempt {next_attempt} started {gap_ms:dur} later, with no verify before it"),
+    ),
     requires=("nr_attempts",),
     cases=CASES,
 )

@@ -91,6 +91,9 @@ DETECTOR = Detector(
         " under the {min_backoff_ms:dur} minimum backoff (hasty retries in this step:"
         " {n_hasty}): retries in lockstep hammer a struggling service"
     ),
+    witnesses=(
+        ("attempt_ids", "attempts of step {step} `{tool}` closer than {min_backoff_ms:dur}"),
+    ),
     requires=("nr_attempts",),
     cases=CASES,
     params={"min_backoff_ms": 100},

@@ -85,6 +85,10 @@ DETECTOR = Detector(
         " the first of {n_writes} write(s) of this step after the end: nobody is waiting for"
         " this work any more"
     ),
+    witnesses=(
+        ("task_end_id", "the task ended ({end_status})"),
+        ("write_id", "{op} `{tool}` of step {step} started {after_ms:dur} after the end"),
+    ),
     requires=("nr_ops", "nr_task_ends"),
     cases=CASES,
 )

@@ -74,6 +74,11 @@ DETECTOR = Detector(
         " verify resolved it before the task ended ({end_status}): nobody knows whether the"
         " write happened"
     ),
+    witnesses=(
+        ("attempt_id", "attempt {attempt} `{tool}` of step {step} started"),
+        ("outcome_id", "its outcome was {status}"),
+        ("task_end_id", "the task ended ({end_status}) with no verify after it"),
+    ),
     requires=("nr_attempts", "nr_task_ends"),
     cases=CASES,
 )

@@ -68,6 +68,10 @@ DETECTOR = Detector(
             " attempt counter went backwards (a restarted flow, or two workers)"
         ),
     },
+    witnesses=(
+        ("earlier_id", "attempt {prev_attempt} `{tool}` of step {step} started first"),
+        ("attempt_id", "attempt {attempt} started after it"),
+    ),
     requires=("nr_attempts",),
     cases=CASES,
 )
