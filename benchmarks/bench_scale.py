@@ -84,8 +84,9 @@ def measure_discarded(path: str) -> dict:
 
 
 def child(kind: str, *args: str) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", kind, *args], check=True, capture_output=True,
-                         text=True).stdout
+    # the arguments travel as one JSON text: argparse would read the command's options as ours
+    out = subprocess.run([sys.executable, __file__, "--child", kind, json.dumps(args)], check=True,
+                         capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -97,8 +98,9 @@ def main() -> None:
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.child:
-        kind, *rest = options.child
-        print(json.dumps(measure_discarded(rest[0]) if kind == "discarded" else measure_cli(rest)))
+        kind, args = options.child
+        args = json.loads(args)
+        print(json.dumps(measure_discarded(args[0]) if kind == "discarded" else measure_cli(args)))
         return
 
     os.makedirs(options.data, exist_ok=True)
