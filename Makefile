@@ -5,7 +5,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SPARK_STAMP := $(VENV)/.installed-spark
 
-.PHONY: demo test bench spark clean
+FLOORS_VENV  := .venv-floors
+FLOORS_STAMP := $(FLOORS_VENV)/.installed
+
+.PHONY: demo test test-floors fuzz bench spark clean screenshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,8 +44,44 @@ demo: $(STAMP)
 	$(BIN)/nonatomic replay --fail-on never --format html --output $(REPORT) sample_logs/*.jsonl
 	@echo "HTML report of the sample incidents: $(REPORT) (open it in a browser)"
 
+# The README's picture: the product's own HTML timeline of a shipped incident, shot in headless
+# Chromium (.ci/run installs it); pngquant, when present, makes the file a third of the size.
+SHOT_PAGE := build/timeline.html
+
+screenshot: $(STAMP)
+	@mkdir -p build
+	$(BIN)/nonatomic timeline --format html --output $(SHOT_PAGE) sample_logs/retry_rollback_race.jsonl
+	chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir=build/chromium-profile --hide-scrollbars \
+		--window-size=1130,640 --screenshot=build/timeline.png file://$(CURDIR)/$(SHOT_PAGE)
+	if command -v pngquant >/dev/null; then pngquant --quality 60-85 --force --output docs/timeline.png \
+		build/timeline.png; else cp build/timeline.png docs/timeline.png; fi
+
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The suite on the oldest run-time dependencies pyproject.toml admits (its `>=` floors,
+# pinned with pip's --constraint), in a venv of its own; the test tools stay current.
+$(FLOORS_STAMP): pyproject.toml .ci/floors.py | $(STAMP)
+	$(PYTHON) -m venv $(FLOORS_VENV)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BIN)/python .ci/floors.py > $(FLOORS_VENV)/floors.txt
+	$(FLOORS_VENV)/bin/python -m pip install --quiet --constraint $(FLOORS_VENV)/floors.txt -e '.[test]'
+	touch $(FLOORS_STAMP)
+
+test-floors: $(FLOORS_STAMP)
+	$(FLOORS_VENV)/bin/python -m pip list 2>/dev/null | grep -iE '^(libcst|click|pyyaml|duckdb|pandas|numpy|tomli) '
+	$(FLOORS_VENV)/bin/python -m pytest
+
+# The fuzzing kinds of the suite at a large size: random line faults and line ends,
+# compressed files cut at every offset, random edit sequences between --db runs,
+# hostile values through every output format, hostile files for the linter.
+FUZZ_EXAMPLES ?= 300
+
+fuzz: $(STAMP)
+	NONATOMIC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q \
+		tests/replay/test_hostile_logs.py tests/replay/test_hostile_values.py \
+		tests/replay/test_ingest_property.py tests/lint/test_hostile_files.py
 
 bench: $(SPARK_STAMP)
 	@for script in benchmarks/bench_*.py; do \
@@ -51,4 +90,4 @@ bench: $(SPARK_STAMP)
 	done
 
 clean:
-	rm -rf $(VENV) .nonatomic_cache .pytest_cache $(REPORT)
+	rm -rf $(VENV) $(FLOORS_VENV) .nonatomic_cache .pytest_cache $(REPORT)

@@ -26,16 +26,17 @@ def corpus_dir() -> Path:
     return Path(os.environ.get("NONATOMIC_BENCH_CORPUS", default))
 
 
-def ensure_corpus() -> Path:
-    root = corpus_dir()
+def ensure_corpus(pins: list[str] = PINNED, root: Path | None = None) -> Path:
+    """Download the pinned wheels (no dependencies) once and extract one folder per package."""
+    root = root or corpus_dir()
     done = root / ".complete"
     if done.exists():
         return root
-    wheels = root.parent / "wheels"
+    wheels = root.parent / f"{root.name}-wheels"
     wheels.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-         "--dest", str(wheels), *PINNED],
+         "--dest", str(wheels), *pins],
         check=True,
     )
     for wheel in sorted(wheels.glob("*.whl")):

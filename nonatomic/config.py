@@ -1,4 +1,5 @@
-"""Finding and reading `[tool.nonatomic]` in pyproject.toml.
+"""Finding and reading the configuration: `[tool.nonatomic]` in pyproject.toml, or
+the same keys at the top level of a `nonatomic.toml` / `.nonatomic.toml`.
 
 Shared by both engines; each interprets its own keys (lint: top level and
 `tools`, replay: `replay`).  Kept free of heavy imports: lint starts fast.
@@ -6,6 +7,7 @@ Shared by both engines; each interprets its own keys (lint: top level and
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -19,13 +21,25 @@ class ConfigError(Exception):
     """A configuration file is missing, unreadable or invalid (exit code 2)."""
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml with a [tool.nonatomic] table, walking up from start."""
+# In one directory the first of these wins, as ruff's `.ruff.toml`, `ruff.toml`,
+# `pyproject.toml`; a pyproject.toml counts only with a [tool.nonatomic] table.
+CONFIG_FILES = (".nonatomic.toml", "nonatomic.toml", "pyproject.toml")
+
+
+def is_pyproject(path: Path) -> bool:
+    """Whether the settings sit under [tool.nonatomic] (else at the file's top level)."""
+    return path.name == "pyproject.toml"
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest nonatomic.toml, .nonatomic.toml or pyproject.toml with a
+    [tool.nonatomic] table, walking up from start."""
     start = start.resolve()
     for directory in [start, *start.parents] if start.is_dir() else start.parents:
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file() and "nonatomic" in read_toml(candidate).get("tool", {}):
-            return candidate
+        for name in CONFIG_FILES:
+            candidate = directory / name
+            if candidate.is_file() and (not is_pyproject(candidate) or "nonatomic" in read_toml(candidate).get("tool", {})):
+                return candidate
     return None
 
 
@@ -40,8 +54,28 @@ def read_toml(path: Path) -> dict:
 
 
 def load_tool_table(path: Path) -> dict:
-    """The [tool.nonatomic] table of a pyproject.toml (empty when absent)."""
-    table = read_toml(path).get("tool", {}).get("nonatomic", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.nonatomic] must be a table")
-    return table
+    """The nonatomic settings of a config file: the [tool.nonatomic] table of a
+    pyproject.toml (or of any file that has one), else the file's top-level keys
+    (a nonatomic.toml, as ruff.toml is to ruff).  Empty when there are none."""
+    data = read_toml(path)
+    tool = data.get("tool")
+    if is_pyproject(path) or (isinstance(tool, dict) and "nonatomic" in tool):
+        table = tool.get("nonatomic", {}) if isinstance(tool, dict) else {}
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.nonatomic] must be a table")
+        return table
+    return data
+
+
+def table_prefix(path: Path | str) -> str:
+    """How a nested table of `path` is named in messages: `tool.nonatomic.` or nothing."""
+    return "tool.nonatomic." if not isinstance(path, Path) or is_pyproject(path) else ""
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, where the system has one): the
+    bound of --jobs and --threads, since more workers than CPUs only add overhead."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1

@@ -20,6 +20,12 @@ replay orders events of one millisecond as they happened.  Logging never
 raises into the caller: a failing sink or an unserialisable value drops the
 event and is counted in `GuardLog.dropped` (the gateway's own work goes on).
 
+The current task lives in a context variable, which a thread pool's workers do
+not inherit: submit `contextvars.copy_context().run(tool, ...)`, or enter the
+task in the worker.  A tool called outside any task is logged under
+`GuardLog(..., fallback_task_id=...)` when one is given; otherwise it runs
+unlogged, is counted in `dropped`, and the first such call warns.
+
 Step and attempt numbering, when not given: a call of the same tool and
 target as the task's previous call of them, when that one did not end `ok`,
 is the next attempt of its step (a retry); any other call opens a new step.
@@ -39,6 +45,7 @@ import os
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Callable
 from datetime import datetime, timezone
 
@@ -50,16 +57,39 @@ _current: contextvars.ContextVar[Task | None] = contextvars.ContextVar("nonatomi
 class GuardLog:
     """A sink of canonical events, shared by every task and thread of a gateway."""
 
-    def __init__(self, sink, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, sink, *, clock: Callable[[], float] = time.time, fallback_task_id: str | None = None) -> None:
         """`sink`: a path (appended to), a `logging.Logger` or `Handler` (one record per
         event, the JSON line as message), a text stream, or a callable taking the line.
-        `clock` returns epoch seconds (a fixed clock makes logs reproducible)."""
+        `clock` returns epoch seconds (a fixed clock makes logs reproducible).
+        `fallback_task_id`: the task that tool calls made outside any task are logged
+        under (by default they are dropped, counted and warned about once)."""
         self._write = _writer(sink)
         self._clock = clock
         self._lock = threading.Lock()
         self.dropped = 0
-        """Events that could not be written (the sink failed, or a value would not serialise)."""
+        """Events that could not be written (the sink failed, or a value would not
+        serialise), plus tool calls made outside any task and not logged."""
         self.last_error: BaseException | None = None
+        self._fallback = Task(self, fallback_task_id, {}) if fallback_task_id is not None else None
+        self._warned = False
+
+    def _task_for_tool(self) -> Task | None:
+        """The task a tool call belongs to: the current one, else the fallback task;
+        without either the call is counted as dropped (and the first one warns)."""
+        task = _current.get()
+        if task is not None or self._fallback is not None:
+            return task or self._fallback
+        with self._lock:
+            self.dropped += 1
+            warn, self._warned = not self._warned, True
+        if warn:
+            warnings.warn(
+                "nonatomic.guard: a tool was called outside any task (in a thread pool, submit "
+                "contextvars.copy_context().run(...)); it is not logged. Calls dropped so far: GuardLog.dropped",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        return None
 
     def task(self, task_id: str | None = None, **extra) -> Task:
         """A task (one agent run); use it as a context manager, or call `start()`/`end()`."""
@@ -76,9 +106,10 @@ class GuardLog:
         `target` and `idempotency_key` are format strings over the tool's arguments
         (`"order:{order_id}"`) or callables taking the same arguments; without
         `idempotency_key`, an argument named `idempotency_key` is used.  Outside a
-        task the tool runs unlogged.
+        task the tool is logged under the fallback task, or runs unlogged and is
+        counted in `dropped`.
         """
-        return functools.partial(_instrument, target=target, key=idempotency_key, op=op, name=name)
+        return functools.partial(_instrument, log=self, target=target, key=idempotency_key, op=op, name=name)
 
     def emit(self, task: Task, op: str, fields: dict) -> None:
         """Write one event of `task`; fields with a None value are left out, and extra
@@ -275,12 +306,12 @@ class _Held:
         return False
 
 
-def _instrument(function, *, target, key, op, name):
+def _instrument(function, *, log: GuardLog, target, key, op, name):
     signature = inspect.signature(function)
     tool = name or function.__name__
 
     def operation(args, kwargs) -> Operation | None:
-        task = _current.get()
+        task = log._task_for_tool()
         if task is None:
             return None
         try:  # a bad target template must not break the tool: log the call without it

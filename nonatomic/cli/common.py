@@ -1,4 +1,4 @@
-"""What the commands share: code lists, the progress bar, usage errors and writing the output."""
+"""What the commands share: code lists, colour, the progress bar, usage errors and writing the output."""
 
 from __future__ import annotations
 
@@ -21,17 +21,45 @@ def usage_error(message: str) -> click.exceptions.Exit:
     return click.exceptions.Exit(2)
 
 
-def write(report: str | Iterable[str], output: str | os.PathLike | None, color: bool | None = None) -> None:
-    """The report (a text, or its pieces as they come) to `output` (a file), else to standard
-    output (styled only if `color`)."""
-    pieces = [report] if isinstance(report, str) else report
+def write(report: str | Iterable[str], output: str | os.PathLike | None, color: bool | None = None,
+          err: bool = False) -> None:
+    """The report (a text, or its pieces as they come) to `output` (a file, see `write_file`),
+    else to standard output, or standard error with `err` (styled only if `color`)."""
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            for piece in pieces:
-                fh.write(piece)
+        write_file(output, report)
     else:
-        for piece in pieces:
-            click.echo(piece, nl=False, color=color)
+        for piece in [report] if isinstance(report, str) else report:
+            click.echo(piece, nl=False, color=color, err=err)
+
+
+color_option = click.option(
+    "--color", "color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+    help="Colour the terminal output; auto: when writing to a terminal and NO_COLOR is not set.",
+)
+
+
+def wants_color(choice: str, *, to_file: bool = False) -> bool:
+    """Whether to colour standard output: `always` wins over NO_COLOR (as in ruff and
+    pytest); `auto` colours a terminal only, and never a report written to a file."""
+    if choice == "always":
+        return True
+    if choice == "never" or to_file:
+        return False
+    # https://no-color.org: set and not empty
+    return not os.environ.get("NO_COLOR") and sys.stdout.isatty()
+
+
+def write_file(path: str | os.PathLike, text: str | Iterable[str]) -> None:
+    """`text` (or its pieces as they come) to the file at `path`, its missing parent directories
+    created (as ruff does); exit 2 naming the real OSError when it cannot be written.  A file
+    name that is not UTF-8 in `text` keeps its bytes (surrogateescape)."""
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            for piece in [text] if isinstance(text, str) else text:
+                fh.write(piece)
+    except OSError as exc:
+        raise usage_error(f"{os.fspath(path)}: cannot write: {exc.strerror or exc}") from exc
 
 
 class progress:

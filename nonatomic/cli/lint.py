@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from nonatomic.cli.common import codes, progress, write
+from nonatomic.cli.common import codes, color_option, progress, wants_color, write
 from nonatomic.config import ConfigError
 
 
@@ -18,52 +18,65 @@ from nonatomic.config import ConfigError
 @click.option("--ignore", help="Comma list of rule codes or prefixes to disable.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(path_type=Path), help="Write the report to FILE.")
+@click.option("--show-source", is_flag=True, help="text: show each finding's source lines, the span underlined.")
+@color_option
+@click.option("--stdin-filename", help="With `-` as PATH: the name standard input is linted under.")
 @click.option("--fix", is_flag=True, help="Apply safe fixes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour.")
 @click.option("--diff", is_flag=True, help="Show the fixes as a diff; change nothing.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [default: CPUs].")
 @click.option("--no-cache", is_flag=True, help="Do not read or write .nonatomic_cache/.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings.")
-@click.option("--statistics", is_flag=True, help="Print counts per rule instead of findings.")
-@click.option("--config", "config_file", type=click.Path(path_type=Path), help="pyproject.toml to read.")
+@click.option("--statistics", is_flag=True, help="Print counts per rule instead of findings (a JSON list with --format json).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path),
+              help="pyproject.toml ([tool.nonatomic]) or nonatomic.toml (top-level keys) to read.")
 @click.option("--baseline", type=click.Path(path_type=Path), help="Report only findings not in this baseline.")
 @click.option("--write-baseline", type=click.Path(path_type=Path), help="Record today's findings and exit 0.")
-def lint(paths, select, ignore, fmt, output, fix, unsafe_fixes, diff, jobs, no_cache, exit_zero,
-         statistics, config_file, baseline, write_baseline) -> None:
-    """Lint agent code for non-atomic tool-call hazards (default PATH: .)."""
+def lint(paths, select, ignore, fmt, output, show_source, color, stdin_filename, fix, unsafe_fixes, diff, jobs,
+         no_cache, exit_zero, statistics, config_file, baseline, write_baseline) -> None:
+    """Lint agent code for non-atomic tool-call hazards (default PATH: ., `-`: standard input)."""
     from nonatomic.lint import baseline as baselines
     from nonatomic.lint.config import load_settings
-    from nonatomic.lint.engine import lint_paths
-    from nonatomic.lint.formats import render
+    from nonatomic.lint.engine import lint_paths, lint_stdin
+    from nonatomic.lint.formats import checked_line, plural, render
     from nonatomic.lint.formats import statistics as render_statistics
-    from nonatomic.lint.runner import MAX_LINE_BYTES
 
-    paths = list(paths) or [Path(".")]
+    paths = list(paths) or ([Path("-")] if stdin_filename else [Path(".")])
+    from_stdin = Path("-") in paths
+    if from_stdin and len(paths) > 1:
+        raise click.UsageError("`-` (standard input) cannot be combined with other paths")
     for path in paths:
-        if not path.exists():
+        if not from_stdin and not path.exists():
             raise click.UsageError(f"{path}: no such file or directory")
+    start = Path(stdin_filename) if from_stdin and stdin_filename else (Path(".") if from_stdin else paths[0])
     try:
         settings = load_settings(
-            start=paths[0], config_file=config_file, select=codes(select), ignore=codes(ignore)
+            start=start if start.exists() else Path("."), config_file=config_file,
+            select=codes(select), ignore=codes(ignore),
         )
         known = baselines.read_baseline(baseline) if baseline else None
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from exc
+    for warning in settings.warnings:
+        click.echo(f"warning: {warning}", err=True)
 
     fixing = fix or diff
-    with progress("linting", min_total=200) as advance:
-        report = lint_paths(
-            paths, settings, jobs=jobs, use_cache=not no_cache, fix=fixing,
-            unsafe_fixes=unsafe_fixes, progress=advance,
-        )
+    if from_stdin:
+        source = click.get_binary_stream("stdin").read()
+        report = lint_stdin(source, stdin_filename, settings, fix=fixing, unsafe_fixes=unsafe_fixes)
+    else:
+        source = None
+        with progress("linting", min_total=200) as advance:
+            report = lint_paths(
+                paths, settings, jobs=jobs, use_cache=not no_cache, fix=fixing,
+                unsafe_fixes=unsafe_fixes, progress=advance,
+            )
     for crash in report.crashes:
         click.echo(f"error: {crash.path}: rule {crash.code} failed: {crash.error}", err=True)
-    for path in report.too_large:
-        click.echo(
-            f"note: {path}: larger than max-file-bytes ({settings.max_file_bytes}) or with a line over "
-            f"{MAX_LINE_BYTES} bytes: only its syntax was checked",
-            err=True,
-        )
+    for path, note in report.notes:
+        click.echo(f"note: {path}: {note}", err=True)
+    if not report.files:
+        click.echo(f"warning: no Python file under {', '.join(map(str, paths))}", err=True)
 
     if diff:
         for path, (before, after) in sorted(report.fixed.items()):
@@ -72,28 +85,69 @@ def lint(paths, select, ignore, fmt, output, fix, unsafe_fixes, diff, jobs, no_c
                 after.decode("utf-8", "replace").splitlines(True),
                 f"a/{path}", f"b/{path}",
             )), nl=False)
+        _say_fixes(0, _hidden_fixes(report.findings, unsafe_fixes))
         sys.exit(1 if report.fixed else (2 if report.crashes else 0))
     if fix:
-        for path, (_, after) in report.fixed.items():
-            Path(path).write_bytes(after)
-        if report.fixed:
-            click.echo(f"Fixed {report.fixes_applied} finding(s) in {len(report.fixed)} file(s).", err=True)
+        if from_stdin:  # as ruff: the (fixed) source on stdout, the findings on stderr
+            click.get_binary_stream("stdout").write(next(iter(report.fixed.values()), (source, source))[1])
+        else:
+            for path, (_, after) in report.fixed.items():
+                Path(path).write_bytes(after)
+        _say_fixes(report.fixes_applied, _hidden_fixes(report.findings, unsafe_fixes), files=len(report.fixed))
 
     findings = report.findings
     if write_baseline:
-        baselines.write_baseline(write_baseline, findings)
-        click.echo(f"Wrote {len(findings)} finding(s) to {write_baseline}.", err=True)
+        write(baselines.baseline_text(findings), write_baseline)  # parent directories created
+        click.echo(f"Wrote {plural(len(findings), 'finding')} to {write_baseline}.", err=True)
         sys.exit(2 if report.crashes else 0)
     if known is not None:
         findings = baselines.new_findings(findings, known)
 
-    hidden = 0 if unsafe_fixes else sum(1 for f in findings if f.fix and not f.fix_safe)
-    colour = output is None and sys.stdout.isatty()
-    text = render_statistics(findings) if statistics else render(findings, fmt, colour=colour, fixes_hidden=hidden)
-    write(text, output, color=colour)
+    colour = wants_color(color, to_file=output is not None)
+    if statistics:
+        text = render_statistics(findings, fmt)
+    else:
+        # after --fix the hidden fixes were already counted above
+        hidden = 0 if fix else _hidden_fixes(findings, unsafe_fixes)
+        text = render(findings, fmt, colour=colour, fixes_hidden=hidden, files=report.files,
+                      source=_source_lines(source) if show_source else None)
+    # with `--fix -` standard output carries the fixed source
+    write(text, output, color=colour, err=fix and from_stdin)
+    if fmt != "text" or statistics:  # the text report ends with it; machine formats stay parseable
+        click.echo(checked_line(report.files, findings), err=True)
     if report.crashes:
         sys.exit(2)
     sys.exit(0 if exit_zero or not findings else 1)
+
+
+def _hidden_fixes(findings, unsafe_fixes: bool) -> int:
+    """Fixes only `--unsafe-fixes` applies: said whenever fixing, since `--fix` alone may change nothing."""
+    return 0 if unsafe_fixes else sum(1 for f in findings if f.fix and not f.fix_safe)
+
+
+def _say_fixes(applied: int, hidden: int, *, files: int = 0) -> None:
+    from nonatomic.lint.formats import plural
+
+    if applied:
+        click.echo(f"Fixed {plural(applied, 'finding')} in {plural(files, 'file')}.", err=True)
+    if hidden:
+        click.echo(f"{plural(hidden, 'fix', 'fixes')} available with --unsafe-fixes.", err=True)
+
+
+def _source_lines(stdin_source: bytes | None):
+    """The lines of a finding's file for --show-source (standard input's when linting `-`)."""
+    cache: dict[str, list[str] | None] = {}
+
+    def lines_of(path: str) -> list[str] | None:
+        if path not in cache:
+            try:
+                data = stdin_source if stdin_source is not None else Path(path).read_bytes()
+                cache[path] = data.decode("utf-8", "replace").splitlines()
+            except OSError:
+                cache[path] = None
+        return cache[path]
+
+    return lines_of
 
 
 def _catalogue() -> list[tuple[str, str, str, bool, str]]:

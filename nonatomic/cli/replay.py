@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 import click
 
-from nonatomic.cli.common import codes, progress, usage_error, write
+from nonatomic.cli.common import codes, color_option, progress, usage_error, wants_color, write
 from nonatomic.config import ConfigError
 from nonatomic.rules.severity import SEVERITIES, rank
 
@@ -56,14 +56,15 @@ class _Instant(click.ParamType):
               show_default=True, help="Read every LOG as this format (otlp: OTLP/JSON trace exports).")
 @click.option("--max-line-bytes", type=click.IntRange(min=1024), default=1 << 20, show_default=True,
               help="Longer lines are quarantined.")
+@color_option
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
               help="spark: run on the active or a local Spark (pip install 'nonatomic[spark]'); "
                    "LOGS may be object-store URIs.")
 @click.option("--emit-sql", type=click.Choice(["duckdb", "spark"]),
               help="Print the detector queries in this dialect (settings bound) and exit; reads no LOGS.")
 def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, max_findings, fail_on, strict,
-           memory_limit, threads, input_format, max_line_bytes, engine, emit_sql) -> None:
-    """Replay guard logs (files, directories, globs) and find non-atomic hazards."""
+           memory_limit, threads, input_format, max_line_bytes, color, engine, emit_sql) -> None:
+    """Replay guard logs (files, directories, globs; `-`: standard input) and find non-atomic hazards."""
     from nonatomic.replay.report import render, render_json
     from nonatomic.replay.report.html import REPORT_EVENTS, REPORT_TASKS
     from nonatomic.replay.report.model import GROUP_SHOWN, GROUPS_SHOWN, TEXT_QUARANTINE_SHOWN
@@ -73,6 +74,7 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
         return
     if not logs:
         raise click.UsageError("Missing argument 'LOGS...'.")
+    check_codes(select, ignore)
     if engine == "spark":
         session = _spark_session(logs, mapping, db, fmt, input_format, memory_limit, threads, max_line_bytes)
     else:
@@ -90,7 +92,9 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
             timelines, omitted = session.timelines(found, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
                 if fmt == "html" else ([], 0)
             groups = found.grouped(GROUP_SHOWN, GROUPS_SHOWN, max_findings)
-            write(render(fmt, summary, groups, severities, quarantine, timelines, omitted), output)
+            colour = wants_color(color, to_file=output is not None)
+            write(render(fmt, summary, groups, severities, quarantine, timelines, omitted, color=colour), output,
+                  color=colour)
     if strict and summary["quarantined"]:
         click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
         sys.exit(2)
@@ -98,8 +102,19 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
     sys.exit(1 if failing else 0)
 
 
+def check_codes(select: str | None, ignore: str | None) -> None:
+    """Exit 2 on a --select/--ignore code no detector has, before any log is read."""
+    from nonatomic.replay.detect import choose
+
+    try:
+        choose(codes(select), codes(ignore))
+    except ConfigError as exc:
+        raise usage_error(str(exc))
+
+
 def restrict(session, tasks) -> None:
-    """With --task, the engine sees only those tasks' events (and their locks'); an unknown task exits 2."""
+    """With --task, the engine sees only those tasks' events (and their locks'); a --task with no
+    event in the logs exits 2: a typo must not report nothing and pass."""
     if tasks:
         missing = session.restrict(tasks)
         if missing:

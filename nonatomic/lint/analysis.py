@@ -8,7 +8,9 @@ never loads libcst or a rule module.
 from __future__ import annotations
 
 import ast
+import math
 import re
+import time
 import traceback
 from dataclasses import replace
 
@@ -16,7 +18,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from nonatomic.lint.config import LintSettings
-from nonatomic.lint.findings import Finding, RuleCrash, Unparsable, fingerprint
+from nonatomic.lint.findings import Finding, OverBudget, RuleCrash, Unparsable, fingerprint
 from nonatomic.rules.lint import rule_for
 from nonatomic.rules.lint.base import LintRule, RuleContext, Violation
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
@@ -39,24 +41,31 @@ class Analysis:
         }
         CalleeProvider.constructors = constructor_types(settings.tools)
 
-    def lint(self, relpath: str, data: bytes, codes: list[str], tree: ast.Module | None = None):
+    def lint(self, relpath: str, data: bytes, codes: list[str], tree: ast.Module | None = None,
+             deadline: float = math.inf):
         """(findings, crashes, module, violations) of the rules `codes`; raises
-        Unparsable when libcst cannot parse `data`.  `tree`, CPython's tree of `data`,
-        places findings without generating the whole module."""
+        Unparsable when libcst cannot parse `data`, OverBudget once past `deadline`
+        (a `time.monotonic()` value).  `tree`, CPython's tree of `data`, places
+        findings without generating the whole module."""
         try:
             module = cst.parse_module(data)
         except Exception as exc:  # noqa: BLE001 - whatever libcst raises, it is NA000
             raise Unparsable(exc) from exc
+        _check(deadline)  # libcst's parser cannot be interrupted: the first check is after it
         instances = [rule_for(code)(self.contexts[code]) for code in codes]
         metadata = Metadata(module)
         metadata.positions = Locator(module, tree, data, lambda: metadata.resolve(PositionProvider))
         for instance in instances:
             instance.tree_metadata = metadata
-        crashes = _visit(module, metadata, instances, relpath)
+        crashes = _visit(module, metadata, instances, relpath, Deadline(deadline))
         if not any(rule.violations for rule in instances):
             return [], crashes, module, []
+        _check(deadline)
         positions = metadata.positions
-        positions.place(violation.node for rule in instances for violation in rule.violations)
+        positions.place(
+            node for rule in instances for violation in rule.violations for node in (violation.node, *violation.related)
+        )
+        _check(deadline)
         lines = data.decode(module.encoding, errors="replace").splitlines()
         findings, violations = [], []
         for rule in instances:
@@ -84,13 +93,36 @@ def fixed(module: cst.Module, fixes: list[Violation]) -> bytes:
     return _with_imports(module.visit(replacer), replacer.applied).bytes
 
 
-def _visit(module: cst.Module, metadata: Metadata, instances: list[LintRule], relpath: str) -> list[RuleCrash]:
+class Deadline(cst.BatchableCSTVisitor):
+    """Stops a batched walk (OverBudget) once `time.monotonic()` passes `deadline`:
+    checked at each statement line and call, so the clock is read on a small share
+    of the nodes."""
+
+    def __init__(self, deadline: float) -> None:
+        super().__init__()
+        self.deadline = deadline
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        _check(self.deadline)
+
+    visit_Call = visit_SimpleStatementLine  # type: ignore[assignment]
+
+
+def _check(deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise OverBudget
+
+
+def _visit(module: cst.Module, metadata: Metadata, instances: list[LintRule], relpath: str,
+           deadline: Deadline) -> list[RuleCrash]:
     """One batched traversal; if it raises, run rules alone to find the culprit."""
     try:
         for instance in instances:
             metadata.attach(instance)
-        visit_batched(module, instances)
+        visit_batched(module, [*instances, deadline])
         return []
+    except OverBudget:
+        raise
     except Exception:  # noqa: BLE001 - a rule bug must not stop the run
         pass
     crashes = []
@@ -98,7 +130,9 @@ def _visit(module: cst.Module, metadata: Metadata, instances: list[LintRule], re
         rule.violations.clear()
         try:
             metadata.attach(rule)
-            visit_batched(module, [rule])
+            visit_batched(module, [rule, deadline])
+        except OverBudget:
+            raise
         except Exception as exc:  # noqa: BLE001
             where = traceback.extract_tb(exc.__traceback__)[-1]
             crashes.append(
@@ -115,7 +149,7 @@ def _to_finding(relpath, rule: LintRule, violation: Violation, positions, module
     return Finding(
         code=rule.code,
         name=rule.name,
-        severity=rule.severity,
+        severity=violation.severity or rule.severity,
         path=relpath,
         line=line,
         col=col,
@@ -125,6 +159,9 @@ def _to_finding(relpath, rule: LintRule, violation: Violation, positions, module
         fix=violation.fix_title,
         fix_safe=violation.replacement is not None and not violation.unsafe_fix,
         fingerprint=fingerprint(rule.code, relpath, _enclosing_scope(lines, line), text),
+        related=tuple(
+            (positions[node].start.line, positions[node].start.column + 1) for node in violation.related
+        ),
     )
 
 

@@ -16,13 +16,14 @@ from nonatomic.config import ConfigError
 from nonatomic.lint.findings import Finding
 
 
-def write_baseline(path: Path, findings: list[Finding]) -> None:
+def baseline_text(findings: list[Finding]) -> str:
+    """The baseline file recording these findings (the CLI writes it)."""
     entries = sorted({(f.fingerprint, f.code, f.path) for f in findings})
     payload = {
         "version": __version__,
         "findings": [{"fingerprint": fp, "code": code, "path": p} for fp, code, p in entries],
     }
-    path.write_text(json.dumps(payload, indent=2) + "\n", "utf-8")
+    return json.dumps(payload, indent=2) + "\n"
 
 
 def read_baseline(path: Path) -> Counter[str]:

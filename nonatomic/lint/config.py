@@ -1,4 +1,4 @@
-"""Lint settings: `[tool.nonatomic]` plus command-line overrides, validated once."""
+"""Lint settings: the configuration file plus command-line overrides, validated once."""
 
 from __future__ import annotations
 
@@ -9,16 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from nonatomic import __version__
-from nonatomic.config import ConfigError, find_pyproject, load_tool_table
+from nonatomic.config import ConfigError, find_config, load_tool_table, table_prefix
 from nonatomic.rules.lint.catalogue import CATALOGUE, Entry
 from nonatomic.rules.lint.semantics.tool_config import validate_tools_table
 
 _LIST_KEYS = ("select", "ignore", "exclude", "extend-exclude")
 _TABLE_KEYS = ("per-file-ignores", "tools", "replay")
-_SCALAR_KEYS = ("max-file-bytes",)
+_SCALAR_KEYS = ("max-file-bytes", "max-file-seconds")
 # Bigger files (generated data, vendored bundles) get CPython's syntax check only:
 # libcst takes seconds per megabyte and such files hold no tool calls worth the wait.
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+# A file whose rules have not finished after this long gets the syntax check only (a
+# shape the size and depth guards do not foresee must not stall a pre-commit hook).
+DEFAULT_MAX_FILE_SECONDS = 10.0
 
 
 @dataclass
@@ -30,7 +33,9 @@ class LintSettings:
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)  # by code
     tools: dict[str, Any] = field(default_factory=dict)
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    source: Path | None = None  # the pyproject.toml read, if any
+    max_file_seconds: float = DEFAULT_MAX_FILE_SECONDS
+    source: Path | None = None  # the configuration file read, if any
+    warnings: list[str] = field(default_factory=list)  # for the user, not errors: the CLI prints them
 
     def options_for(self, code: str) -> dict[str, Any]:
         return self.rule_options.get(code, {})
@@ -47,8 +52,8 @@ class LintSettings:
 
 def _codes_matching(spec: str, *, explicit_enables_off: bool) -> set[str]:
     spec = spec.strip().upper()
-    if spec == "ALL":
-        spec = "NA"
+    if spec == "ALL":  # as in ruff: every rule, the off-by-default ones too
+        return {r.code for r in CATALOGUE}
     rules = CATALOGUE
     exact = [r for r in rules if r.code == spec]
     if exact:
@@ -62,7 +67,7 @@ def _codes_matching(spec: str, *, explicit_enables_off: bool) -> set[str]:
 def select_codes(select: list[str] | None, ignore: list[str]) -> tuple[str, ...]:
     """Rules enabled by select/ignore.  A prefix (`NA1`) takes the default-on rules
     under it; an exact code (`NA106`) enables that rule even when it is off by
-    default; NA000 stays on unless ignored."""
+    default, and `ALL` every rule; NA000 stays on unless ignored."""
     if select is None:
         chosen = {r.code for r in CATALOGUE if r.default_on}
     else:
@@ -87,6 +92,7 @@ def _string_list(table: dict, key: str, where: Path | str) -> list[str]:
 
 
 def _rule_tables(table: dict, where: Path) -> dict[str, dict[str, Any]]:
+    prefix = table_prefix(where)
     by_key = {rule.name: rule for rule in CATALOGUE} | {rule.code: rule for rule in CATALOGUE}
     options: dict[str, dict[str, Any]] = {}
     for key, value in table.items():
@@ -95,9 +101,16 @@ def _rule_tables(table: dict, where: Path) -> dict[str, dict[str, Any]]:
         rule: Entry | None = by_key.get(key) or by_key.get(key.upper())
         if rule is None:
             known = ", ".join([*_LIST_KEYS, *_TABLE_KEYS, *_SCALAR_KEYS, "<rule-name>"])
-            raise ConfigError(f"{where}: unknown key `{key}` in [tool.nonatomic] (known: {known})")
+            raise ConfigError(f"{where}: unknown key `{key}`{' in [tool.nonatomic]' if prefix else ''} (known: {known})")
         if not isinstance(value, dict):
-            raise ConfigError(f"{where}: [tool.nonatomic.{key}] must be a table")
+            raise ConfigError(f"{where}: [{prefix}{key}] must be a table")
+        for option, setting in value.items():
+            check = rule.options.get(option)
+            if check is None:
+                known = ", ".join(rule.options) or "none"
+                raise ConfigError(f"{where}: unknown option `{option}` in [{prefix}{key}] (known: {known})")
+            if (expected := check(setting)) is not None:
+                raise ConfigError(f"{where}: `{key}.{option}` must be {expected}, not {setting!r}")
         options[rule.code] = value
     return options
 
@@ -110,10 +123,14 @@ def load_settings(
     ignore: list[str] | None = None,
 ) -> LintSettings:
     """Settings for linting `start`: the given or nearest config, then CLI overrides."""
-    source = config_file if config_file is not None else find_pyproject(start)
+    source = config_file if config_file is not None else find_config(start)
     if config_file is not None and not config_file.is_file():
         raise ConfigError(f"{config_file}: no such config file")
     table = load_tool_table(source) if source is not None else {}
+    warnings = []
+    if config_file is not None and not table:
+        where_settings = "[tool.nonatomic] table" if table_prefix(config_file) else "nonatomic settings"
+        warnings.append(f"{config_file} holds no {where_settings}: the defaults apply")
     where = source or "configuration"
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
@@ -123,7 +140,7 @@ def load_settings(
         select_codes([], codes)  # validates every code
     tools = table.get("tools", {})
     if not isinstance(tools, dict):
-        raise ConfigError(f"{where}: [tool.nonatomic.tools] must be a table")
+        raise ConfigError(f"{where}: [{table_prefix(where)}tools] must be a table")
     if errors := validate_tools_table(tools):
         raise ConfigError(f"{where}: " + "; ".join(errors))
     config_select = _string_list(table, "select", where) if "select" in table else None
@@ -134,6 +151,9 @@ def load_settings(
     max_file_bytes = table.get("max-file-bytes", DEFAULT_MAX_FILE_BYTES)
     if not isinstance(max_file_bytes, int) or isinstance(max_file_bytes, bool) or max_file_bytes < 1:
         raise ConfigError(f"{where}: `max-file-bytes` must be a positive integer")
+    max_file_seconds = table.get("max-file-seconds", DEFAULT_MAX_FILE_SECONDS)
+    if not isinstance(max_file_seconds, (int, float)) or isinstance(max_file_seconds, bool) or max_file_seconds <= 0:
+        raise ConfigError(f"{where}: `max-file-seconds` must be a positive number")
     root = source.parent.resolve() if source is not None else Path.cwd().resolve()
     return LintSettings(
         root=root,
@@ -143,5 +163,7 @@ def load_settings(
         rule_options=_rule_tables(table, source or Path("pyproject.toml")),
         tools=tools,
         max_file_bytes=max_file_bytes,
+        max_file_seconds=float(max_file_seconds),
         source=source,
+        warnings=warnings,
     )

@@ -64,11 +64,16 @@ class _Ignorer:
         return verdict
 
 
-def iter_python_files(paths: list[Path], root: Path, exclude: list[str]) -> Iterator[tuple[str, str]]:
+def iter_python_files(
+    paths: list[Path], root: Path, exclude: list[str], skipped: list[tuple[str, str]] | None = None
+) -> Iterator[tuple[str, str]]:
     """Files to lint, as (path to open, root-relative path), sorted and without repeats.
     An explicit file is always linted.  Only the given paths are resolved, not every
-    file under them: on a warm cache that resolving was most of the run."""
+    file under them: on a warm cache that resolving was most of the run.  A Python
+    file name whose target cannot be reached (a symlink loop) goes to `skipped` as
+    (path, reason)."""
     ignorer = _Ignorer(root, exclude)
+    skipped = [] if skipped is None else skipped
     found: dict[str, str] = {}
     for path in paths:
         shown = root_relative(path, root)
@@ -77,13 +82,13 @@ def iter_python_files(paths: list[Path], root: Path, exclude: list[str]) -> Iter
             continue
         ignorer.load_gitignores_down_to(path)
         rel = shown.lstrip("/")
-        for child, relpath in _walk(str(path), "" if rel == "." else rel, ignorer):
+        for child, relpath in _walk(str(path), "" if rel == "." else rel, ignorer, skipped):
             found.setdefault(relpath if rel == shown else "/" + relpath, child)
     for relpath in sorted(found):
         yield found[relpath], relpath
 
 
-def _walk(directory: str, rel: str, ignorer: _Ignorer) -> Iterator[tuple[str, str]]:
+def _walk(directory: str, rel: str, ignorer: _Ignorer, skipped: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
     try:
         entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
     except OSError:
@@ -96,6 +101,15 @@ def _walk(directory: str, rel: str, ignorer: _Ignorer) -> Iterator[tuple[str, st
         if ignorer.ignored(child, is_dir):
             continue
         if is_dir:
-            yield from _walk(entry.path, child, ignorer)
-        elif entry.name.endswith(PYTHON_SUFFIXES) and entry.is_file():
+            yield from _walk(entry.path, child, ignorer, skipped)
+        elif entry.name.endswith(PYTHON_SUFFIXES) and _is_file(entry, skipped):
             yield entry.path, child
+
+
+def _is_file(entry: os.DirEntry, skipped: list[tuple[str, str]]) -> bool:
+    """A dangling symlink is no file (as for git); a loop is reported."""
+    try:
+        return entry.is_file()
+    except OSError as exc:
+        skipped.append((entry.path, f"skipped: {exc.strerror}"))
+        return False

@@ -20,6 +20,11 @@ class Finding:
     fix: str | None = None  # what the fix does, when the rule has one
     fix_safe: bool = False
     fingerprint: str = ""  # stable under unrelated edits: baselines and SARIF use it
+    related: tuple[tuple[int, int], ...] = ()  # (line, col) of the hazard's other sites
+
+    def __post_init__(self) -> None:
+        # A cached finding comes back from JSON with lists.
+        object.__setattr__(self, "related", tuple(tuple(where) for where in self.related))
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -46,5 +51,10 @@ class Unparsable(Exception):
         self.error = error
 
 
+class OverBudget(Exception):
+    """Linting a file passed its time budget (max-file-seconds)."""
+
+
 def fingerprint(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+    # surrogateescape: a file name that is not UTF-8 keeps its own bytes
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]

@@ -2,13 +2,18 @@
 
     >>> from nonatomic.replay import open_logs
     >>> replay = open_logs(["logs/"], mapping="map.yaml")
-    >>> replay.findings(select=["NR3"])        # pandas DataFrame
+    >>> replay.findings(select=["NR3"])        # pandas DataFrame, ts as timestamps
     >>> replay.events(task_id="t-42")
+    >>> replay.timeline("t-42")                # drawn in Jupyter (HTML), as text elsewhere
+    >>> replay.con.sql("SELECT tool, count(*) FROM events GROUP BY tool")
 """
 
 from __future__ import annotations
 
+import html as html_escape
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,6 +23,7 @@ from nonatomic.replay.findings import BATCH, Findings
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
+from nonatomic.replay.ingest.ledger import CHANGES
 from nonatomic.replay.ingest.mapping import FieldMapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import Timeline
@@ -25,8 +31,36 @@ from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, ta
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OPS
 
 
+@dataclass(frozen=True)
+class TimelineView:
+    """Drawn timelines for a notebook: Jupyter displays the HTML drawing (inline SVG,
+    isolated in a frame), a console prints the text drawing; `.html()` is the
+    self-contained page to save."""
+
+    timelines: tuple[Timeline, ...]
+
+    def html(self) -> str:
+        """The self-contained HTML page of these timelines (no network, every value escaped)."""
+        from nonatomic.replay.report import html
+
+        return html.timeline_page(list(self.timelines), 0)
+
+    def _repr_html_(self) -> str:
+        # a sandboxed frame: the page's styles and policy stay its own, the notebook's untouched
+        return (f'<iframe sandbox="" srcdoc="{html_escape.escape(self.html(), quote=True)}" '
+                f'style="width: 100%; height: 480px; border: 0; resize: vertical"></iframe>')
+
+    def __str__(self) -> str:
+        from nonatomic.replay.report import text
+
+        return text.render(list(self.timelines))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 class Replay:
-    """Logs ingested into DuckDB (`.con`), with the detectors one call away."""
+    """Logs ingested into DuckDB (`.con`, free for your own SQL), with the detectors one call away."""
 
     def __init__(self, con, ingested: IngestResult, settings: dict | None = None) -> None:
         self.con = con
@@ -39,6 +73,7 @@ class Replay:
         return self.con.execute(f"SELECT * FROM events {where} ORDER BY task_id, {EVENT_ORDER}", params).df()
 
     def quarantine(self) -> pd.DataFrame:
+        """The lines that were not ingested: file, line (as `grep -n` counts), reason and raw text."""
         return self.con.execute("SELECT * FROM quarantine ORDER BY file, line").df()
 
     def restrict(self, tasks: Iterable[str]) -> list[str]:
@@ -59,8 +94,7 @@ class Replay:
             WHERE op IN {LOCK_OPS} AND task_id NOT IN (SELECT unnest($tasks))
               AND target IN (SELECT target FROM mine WHERE op IN {LOCK_OPS})
             """, {"tasks": wanted})
-        found = {r[0] for r in self.con.execute(f"SELECT DISTINCT task_id FROM {EVENT_ROWS}").fetchall()}
-        return [t for t in wanted if t not in found]
+        return self.missing_tasks(wanted)
 
     def find(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
              tasks: Iterable[str] | None = None, since: datetime | None = None,
@@ -74,16 +108,28 @@ class Replay:
     def detect(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
                tasks: Iterable[str] | None = None, since: datetime | None = None,
                until: datetime | None = None) -> list[dict]:
-        """Findings as dicts; `tasks`/`since`/`until` keep those of these tasks and times."""
+        """Findings as dicts; `tasks`/`since`/`until` keep those of these tasks and times.
+        An unknown code in `select`/`ignore` raises ConfigError."""
         return self.find(select, ignore, tasks, since, until).all()
 
     def findings(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> pd.DataFrame:
-        return pd.DataFrame(self.detect(select, ignore))
+        """Findings as a DataFrame, one row each; `ts` is a UTC timestamp as in `events()`."""
+        frame = pd.DataFrame(self.detect(select, ignore))
+        if "ts" in frame:
+            frame["ts"] = pd.to_datetime(frame["ts"], utc=True, format="ISO8601")
+        return frame
 
     def summary(self, findings: list[dict] | Findings | None = None) -> dict:
-        return summarize(self.con, findings if findings is not None else self.find())
+        """Counts over the whole database; with a kept database, also what this run did to
+        each file it was given (`changes`: new, grown, replaced, unchanged -> files)."""
+        summary = summarize(self.con, findings if findings is not None else self.find())
+        if self.ingested.changes:
+            summary["changes"] = {change: [path for path, c in self.ingested.changes.items() if c == change]
+                                  for change in CHANGES}
+        return summary
 
     def quarantine_rows(self, limit: int | None = None) -> list[dict]:
+        """The quarantine as dicts (file, line, reason, raw), in file and line order; the first `limit`."""
         return quarantine_rows(self.con, limit)
 
     def quarantine_texts(self) -> Iterator[str]:
@@ -93,6 +139,15 @@ class Replay:
                                   "AS VARCHAR) FROM quarantine ORDER BY file, line")
         while rows := result.fetchmany(BATCH):
             yield from (text for (text,) in rows)
+
+    def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
+        """Those of `tasks` that no stored event belongs to, sorted."""
+        wanted = sorted(set(tasks))
+        if not wanted:
+            return []
+        found = self.con.execute(f"SELECT DISTINCT task_id FROM {_stored(self.con)} WHERE list_contains($tasks, task_id)",
+                                 {"tasks": wanted}).fetchall()
+        return sorted(set(wanted) - {task for (task,) in found})
 
     def timelines(self, findings: list[dict] | Findings, tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
                   max_events: int = MAX_EVENTS) -> tuple[list[Timeline], int]:
@@ -105,7 +160,16 @@ class Replay:
             names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
         return build_timelines(self.con, names, findings, settings=self.settings, max_events=max_events), omitted
 
+    def timeline(self, *tasks: str, max_events: int = MAX_EVENTS) -> TimelineView:
+        """The timeline of these tasks (default: every task with findings, the most severe
+        first), findings marked: in Jupyter it is drawn as HTML.  An unknown task raises KeyError."""
+        if missing := self.missing_tasks(tasks):
+            raise KeyError(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
+        drawn, _ = self.timelines(self.find(), tasks, max_events=max_events)
+        return TimelineView(tuple(drawn))
+
     def close(self) -> None:
+        """Close the DuckDB connection (a `with` block does it for you)."""
         self.con.close()
 
     def __enter__(self) -> Replay:
@@ -157,30 +221,38 @@ def open_logs(
         mapping = parse_mapping(mapping)
     elif isinstance(mapping, (str, Path)):
         mapping = load_mapping(mapping)
-    files = discover([str(p) for p in logs], input_format)
-    con = connect(str(db) if db is not None else None, memory_limit=memory_limit, threads=threads)
-    try:
-        ingested = ingest(con, files, mapping, persistent=db is not None,
-                          max_line_bytes=max_line_bytes, on_file=on_file)
-    except BaseException:
-        con.close()
-        raise
+    # standard input and pipes are copied here, and read only while ingesting
+    with tempfile.TemporaryDirectory(prefix="nonatomic-") as spool:
+        files = discover([str(p) for p in logs], input_format, spool_dir=spool)
+        con = connect(str(db) if db is not None else None, memory_limit=memory_limit, threads=threads)
+        try:
+            ingested = ingest(con, files, mapping, persistent=db is not None,
+                              max_line_bytes=max_line_bytes, on_file=on_file)
+        except BaseException:
+            con.close()
+            raise
     return Replay(con, ingested, settings)
 
 
 def summarize(con, findings: list[dict] | Findings) -> dict:
     """Counts over the whole database (what was read, also when detectors saw one task), not only
     this run's files."""
-    files, lines = con.execute("SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files").fetchone()
-    events, tasks = con.execute(f"SELECT count(*), count(DISTINCT task_id) FROM {_stored(con)}").fetchone()
-    quarantined = con.execute("SELECT count(*) FROM quarantine").fetchone()[0]
+    files, lines = _row(con, "SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files")
+    events, tasks = _row(con, f"SELECT count(*), count(DISTINCT task_id) FROM {_stored(con)}")
+    (quarantined,) = _row(con, "SELECT count(*) FROM quarantine")
     return {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
             "tasks": tasks, "findings": findings.count() if isinstance(findings, Findings) else len(findings)}
 
 
+def _row(con, sql: str) -> tuple:
+    """The one row of `sql`, fetched to the end: a result left open by fetchone() would
+    block the user's next `con.sql(...)` (DuckDB's ResourceInUseException)."""
+    return con.execute(sql).fetchall()[0]
+
+
 def _stored(con) -> str:
     """The stored events' table by its full name (Replay.restrict shadows the short one)."""
-    database = con.execute("SELECT current_database()").fetchone()[0]
+    (database,) = _row(con, "SELECT current_database()")
     return '"' + database.replace('"', '""') + f'".main.{EVENT_ROWS}'
 
 

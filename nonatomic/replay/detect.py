@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 
+from nonatomic.config import ConfigError
 from nonatomic.replay import findings as table
 from nonatomic.replay.findings import Findings
 from nonatomic.replay.ingest.database import unordered
@@ -129,6 +130,8 @@ def choose(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[D
     def matches(code: str, patterns: Iterable[str]) -> bool:
         return any(code.startswith(p.strip().upper()) for p in patterns if p.strip())
 
+    for pattern in [*(select or ()), *(ignore or ())]:
+        check_code(pattern)
     chosen = [
         d
         for d in DETECTORS.values()
@@ -136,6 +139,18 @@ def choose(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[D
         and not matches(d.code, ignore or ())
     ]
     return sorted(chosen, key=lambda d: d.code)
+
+
+def check_code(pattern: str) -> None:
+    """A ConfigError (exit code 2) unless `pattern` is the code or a prefix of some detector:
+    a typo must not run nothing and pass."""
+    spec = pattern.strip().upper()
+    if not spec or any(code.startswith(spec) for code in DETECTORS):
+        return
+    if spec.startswith("NA"):
+        raise ConfigError(f"{pattern.strip()!r} is a lint rule code: replay runs the NR detectors "
+                          f"(lint code with `nonatomic lint --select {spec}`)")
+    raise ConfigError(f"unknown detector code or prefix: {pattern.strip()!r} (see `nonatomic rules`)")
 
 
 def stages_for(detectors: list[Detector], nr_events: Callable[[], Stage]) -> list[Stage]:
@@ -193,7 +208,7 @@ def _because(detector: Detector, named: list[tuple[str, int]], values: Mapping, 
     """One line per named witness, as Elle explains an anomaly: what the event shows, and where it is."""
     lines = []
     for name, clause in detector.witnesses:
-        # in time order: the order of a list a detector aggregates is the engine's, not the log's
+        # in time order: the order of a list a detector aggregates (NR301's effects) is the engine's, not the log's
         cited = sorted((evidence[i] for n, i in named if n == name), key=lambda e: (e["ts"], e["file"], e["line"]))
         where = ", ".join(f"{e['file']}:{e['line']}" for e in cited)
         if where:

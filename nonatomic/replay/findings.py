@@ -232,7 +232,8 @@ class Findings:
         return cls(con)
 
     def count(self) -> int:
-        return self.con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]
+        # fetched to the end, so the user's next con.sql() finds the connection free
+        return self.con.execute(f"SELECT count(*) FROM {TABLE}").fetchall()[0][0]
 
     def severities(self) -> dict[str, int]:
         return dict(self.con.execute(f"SELECT severity, count(*) FROM {TABLE} GROUP BY severity").fetchall())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from nonatomic.config import ConfigError, find_pyproject, load_tool_table
+from nonatomic.config import ConfigError, find_config, load_tool_table
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import SHARED_PARAMS
 
@@ -23,15 +23,15 @@ DEFAULT_SETTINGS: dict[str, object] = {
 
 
 def load_settings(path: Path | None = None, start: Path | None = None) -> dict[str, object]:
-    """Replay settings from a YAML file or a pyproject.toml, else from the nearest pyproject.
+    """Replay settings from a YAML file or a TOML config, else from the nearest config.
 
-    In pyproject.toml they live in `[tool.nonatomic.replay]`; a YAML file holds
-    them at its top level or under `replay:`.  Keys may use `-` or `_`
+    In pyproject.toml they live in `[tool.nonatomic.replay]`, in a nonatomic.toml in
+    `[replay]`; a YAML file holds them at its top level or under `replay:`.  Keys may use `-` or `_`
     (`min-backoff-ms = 500`).  Only overrides are returned; defaults stay in
     DEFAULT_SETTINGS.
     """
     if path is None:
-        path = find_pyproject(start or Path.cwd())
+        path = find_config(start or Path.cwd())
         if path is None:
             return {}
     if path.suffix in (".yaml", ".yml"):

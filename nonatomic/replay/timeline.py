@@ -2,10 +2,15 @@
 
 A timeline is a list of rows in the task's event order (one per log line,
 plus a row where a lock lease ran out by its TTL and a row for each run of
-events left out), a set of lanes (the task, each step, each lock) and spans
-over rows: op intervals and lock leases.  Positions, not times, place rows:
-a retry 5 ms after a timeout and a verify an hour later both stay visible,
-and "before" means what the detectors mean by it (the event order).
+events left out), a set of lanes (the task, each step, each owner of each
+lock) and spans over rows: op intervals and lock leases.  Rows keep the
+detectors' order ("before" means what the detectors mean by it); each row
+has its time, and the renderers draw time to scale.
+
+A lock lane shows every owner's lease of that lock while the task ran
+(until its own leases ended), other tasks' included: their lock events are
+rows of kind `foreign` in lanes of their own, so a foreign release (NR202)
+or two owners at once (NR203) are in the picture.
 
 Intervals, outcomes and leases come from the detectors' own stages
 (`nonatomic.rules.replay.views`), run over the drawn tasks only: the engine
@@ -23,7 +28,8 @@ from collections.abc import Iterable, Mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import Lane, Row, Span, Timeline, duration
 from nonatomic.replay.settings import DEFAULT_SETTINGS
-from nonatomic.rules.replay.views import EVENT_ROWS, LEASES, LOCK_EVENTS, OPS, OUTCOME, WRITE, events_stage
+from nonatomic.rules.replay.views import (EVENT_ROWS, FOREVER_MS, LEASES, LOCK_EVENTS, OPS, OUTCOME, WRITE,
+                                          events_stage)
 from nonatomic.rules.severity import rank
 
 MAX_EVENTS = 200
@@ -31,6 +37,10 @@ MAX_EVENTS = 200
 MAX_TASKS = 100
 """Tasks drawn per page or terminal run; the rest are named in a note."""
 
+MAX_FOREIGN = 40
+"""Other tasks' lock events drawn per timeline (a hot lock has thousands): the first in the window."""
+
+FOREVER = int(FOREVER_MS)
 _LOCK_OPS = ("lock_acquire", "lock_release")
 _COLUMNS = ("event_id", "file", "line", "ts", "seq", "step", "attempt", "op", "phase", "status", "code",
             "tool", "target", "idempotency_key", "owner", "ttl_ms", "error")
@@ -60,8 +70,22 @@ def build_timelines(con, task_ids: list[str], findings: Iterable[Mapping], *,
     read_tools = {**DEFAULT_SETTINGS, **(settings or {})}["read_tools"]
     ops = _group(con.execute(_OPS_SQL, {"tasks": params["tasks"], "read_tools": read_tools}).fetchall())
     leases = _group(con.execute(_LEASES_SQL, {"tasks": params["tasks"]}).fetchall())
-    return [_timeline(task, events[task], ops.get(task, []), leases.get(task, []), by_task.get(task, []))
+    others = _other_owners(con, [_window(task, events[task], leases.get(task, [])) for task in task_ids
+                                 if task in events])
+    return [_timeline(task, events[task], ops.get(task, []), leases.get(task, []), by_task.get(task, []),
+                      others.get(task, ([], [])))
             for task in task_ids if task in events]
+
+
+def _window(task: str, event_rows: list[tuple], leases: list[tuple]) -> dict:
+    """The locks a task touched and the time in which other owners' leases of them are drawn:
+    from its first event until its last event or the end of its last lease (no end: open)."""
+    op, target = (3 + _COLUMNS.index(k) for k in ("op", "target"))
+    locks = {row[target] for row in event_rows if row[op] in _LOCK_OPS and row[target] is not None}
+    ends = [row[2] for row in event_rows] + [lease[4] for lease in leases if lease[4] is not None]
+    until = FOREVER if any(lease[3] == "open" for lease in leases) else max(ends)
+    return {"task": task, "locks": sorted(locks | {lease[0] for lease in leases}),
+            "since": min(row[2] for row in event_rows), "until": until}
 
 
 def describe(event: Mapping) -> str:
@@ -155,6 +179,59 @@ ORDER BY l.task_id, pa.pos
 """
 
 
+# Other tasks' leases of the drawn tasks' locks: the lease stages over those locks' events only,
+# each lease matched to the windows (one per drawn task, see _window) it overlaps.
+_WINDOWS = "windows AS (SELECT UNNEST(CAST($windows AS STRUCT(task VARCHAR, locks VARCHAR[], since BIGINT, " \
+           "until BIGINT)[]), recursive := true))"
+_LOCKS_SCOPE = ",\n".join([_WINDOWS] + [
+    f"{name} AS (SELECT * FROM main.{name} WHERE op IN {_LOCK_OPS} "
+    f"AND target IN (SELECT UNNEST(locks) FROM windows))" for name in (EVENT_ROWS, "events")])
+
+_OTHER_LEASES = "WITH " + ",\n".join(
+    [_LOCKS_SCOPE, *(f"{s.name} AS ({s.sql})" for s in (events_stage(EVENT_ORDER), LOCK_EVENTS, LEASES))]) + """,
+matched AS (
+    SELECT w.task, l.acquire_id, CASE WHEN l.end_kind IN ('released', 'renewed') THEN le.next_id END AS end_id,
+           l.lock_name, l.owner, l.task_id, l.ttl_ms, l.end_kind, l.end_ms, l.start_ms
+    FROM nr_leases l
+    JOIN nr_lock_events le ON le.event_id = l.acquire_id
+    JOIN windows w ON list_contains(w.locks, l.lock_name) AND l.task_id <> w.task
+         AND l.start_ms <= w.until AND (l.end_ms IS NULL OR l.end_ms >= w.since)
+)"""
+
+_OTHER_LEASES_SQL = _OTHER_LEASES + """
+SELECT task, acquire_id, end_id, lock_name, owner, task_id, ttl_ms, end_kind, end_ms FROM matched
+ORDER BY task, start_ms, acquire_id
+"""
+
+_OTHER_EVENTS_SQL = _OTHER_LEASES + f""",
+wanted AS (
+    SELECT w.task, e.*, ROW_NUMBER() OVER (PARTITION BY w.task ORDER BY e.ts, e.seq NULLS LAST, e.task_id, e.file, e.line)
+           AS n
+    FROM events e
+    JOIN windows w ON list_contains(w.locks, e.target) AND e.task_id <> w.task
+    WHERE (epoch_ms(e.ts) BETWEEN w.since AND w.until)
+       OR e.event_id IN (SELECT acquire_id FROM matched m WHERE m.task = w.task
+                         UNION ALL SELECT end_id FROM matched m WHERE m.task = w.task)
+)
+SELECT task, epoch_ms(ts) AS ts_ms,
+       {", ".join(c if c != "ts" else "strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ') AS ts" for c in _COLUMNS)},
+       task_id, extra
+FROM wanted
+WHERE n <= $limit
+ORDER BY task, n
+"""
+
+
+def _other_owners(con, windows: list[dict]) -> dict[str, tuple[list[tuple], list[tuple]]]:
+    """Per drawn task: other tasks' leases of its locks that overlap its window, and their lock events there."""
+    windows = [w for w in windows if w["locks"]]
+    if not windows:
+        return {}
+    leases = _group(con.execute(_OTHER_LEASES_SQL, {"windows": windows}).fetchall())
+    events = _group(con.execute(_OTHER_EVENTS_SQL, {"windows": windows, "limit": MAX_FOREIGN}).fetchall())
+    return {w["task"]: (leases.get(w["task"], []), events.get(w["task"], [])) for w in windows}
+
+
 def _group(rows: list[tuple]) -> dict[str, list[tuple]]:
     grouped: dict[str, list[tuple]] = {}
     for row in rows:
@@ -163,40 +240,54 @@ def _group(rows: list[tuple]) -> dict[str, list[tuple]]:
 
 
 class _Lanes:
-    """Lanes in first-use order within their kind: the task, steps by number, locks."""
+    """Lanes in first-use order within their kind: the task, steps by number, then each lock's
+    owners (this task's first, then other tasks')."""
 
     def __init__(self) -> None:
-        self.steps: dict[int, list[str]] = {}
-        self.locks: list[str] = []
+        self.steps: dict[int, dict[tuple[str, str | None], set]] = {}
+        self.owners: dict[tuple[str, str], str | None] = {}
+        """(lock, owner) -> the other task holding it, None for this task's own."""
 
-    def note(self, step: int | None, lock: str | None, tool: str | None = None) -> None:
-        if lock is not None:
-            if lock not in self.locks:
-                self.locks.append(lock)
-        elif step is not None:
-            tools = self.steps.setdefault(step, [])
-            if tool is not None and tool not in tools:
-                tools.append(tool)
+    def note(self, event: Mapping, task: str | None = None) -> None:
+        """An event of this task, or of another `task` (then only its lock events are noted)."""
+        key = _lane_key(event)
+        if key[0] == "lock":
+            self.owners.setdefault(key[1:], task)
+        elif key[1] is not None:
+            ops = self.steps.setdefault(key[1], {})
+            if event.get("op") in ("call", "rollback", "verify"):
+                ops.setdefault((event["op"], event.get("tool")), set()).add(event.get("attempt"))
 
     def build(self) -> tuple[list[Lane], dict]:
         lanes = [Lane("T", "task")]
         index: dict = {}
         for step in sorted(self.steps):
-            tools = self.steps[step]
-            label = f"step {step}" + (f" {tools[0]}" if tools else "") + (f" +{len(tools) - 1}" if len(tools) > 1 else "")
             index[("step", step)] = len(lanes)
-            lanes.append(Lane(str(step), label))
-        for n, lock in enumerate(self.locks, 1):
-            index[("lock", lock)] = len(lanes)
-            lanes.append(Lane(f"L{n}", f"lock {lock}"))
+            lanes.append(Lane(str(step), " ".join([f"step {step}", *_in_words(self.steps[step])])))
+        owners = sorted(self.owners, key=lambda k: self.owners[k] is not None)  # stable: first use within each
+        for n, (lock, owner) in enumerate(owners, 1):
+            other = self.owners[(lock, owner)]
+            index[("lock", lock, owner)] = len(lanes)
+            lanes.append(Lane(f"L{n}", f"lock {lock}, owner {owner}" + (f" (task {other})" if other else ""),
+                              other_task=other))
         return lanes, index
 
 
-def _lane_key(event: Mapping) -> tuple[int | None, str | None]:
-    """(step, lock) of an event: lock events live in their lock's lane, ops in their step's."""
+def _in_words(ops: Mapping[tuple[str, str | None], set]) -> list[str]:
+    """What a step did, for its lane: `charge_card, 2 attempts; rollback void_charge; verify get_charge`."""
+    words = []
+    for (op, tool), attempts in ops.items():
+        name = tool or "(no tool)"
+        tries = len(attempts - {None}) or 1
+        words.append((name if op == "call" else f"{op} {name}") + (f", {tries} attempts" if tries > 1 else ""))
+    return ["; ".join(words)] if words else []
+
+
+def _lane_key(event: Mapping) -> tuple:
+    """Lock events live in their lock owner's lane (`("lock", lock, owner)`), ops in their step's."""
     if event.get("op") in _LOCK_OPS and event.get("target") is not None:
-        return None, event["target"]
-    return event.get("step"), None
+        return "lock", event["target"], str(event.get("owner") or event["task_id"])
+    return "step", event.get("step")
 
 
 def _role(event: Mapping) -> str:
@@ -209,12 +300,16 @@ def _role(event: Mapping) -> str:
 
 
 def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: list[tuple],
-              findings: list[dict]) -> Timeline:
+              findings: list[dict], others: tuple[list[tuple], list[tuple]]) -> Timeline:
     total = event_rows[0][1]
     marks: dict[int, list[int]] = {}
+    because: dict[int, list[tuple[int, int, str]]] = {}
     for number, finding in enumerate(findings, 1):
         for e in finding.get("events") or ():
             marks.setdefault(e["event_id"], []).append(number)
+        for k, line in enumerate(finding.get("because") or ()):
+            for event_id, clause in _cited(line, finding.get("events") or ()):
+                because.setdefault(event_id, []).append((number, k, clause))
 
     lanes = _Lanes()
     rows: list[Row] = []
@@ -222,47 +317,89 @@ def _timeline(task_id: str, event_rows: list[tuple], ops: list[tuple], leases: l
     for pos, _total, ts_ms, *values, extra in event_rows:
         if pos > last_pos + 1:
             rows.append(_gap(last_pos + 1, pos - last_pos - 1, rows))
-        event = {k: v for k, v in zip(_COLUMNS, values) if v is not None}
+        event = {"task_id": task_id, **{k: v for k, v in zip(_COLUMNS, values) if v is not None}}
         if extra:
             event["extra"] = json.loads(extra)
-        # a step is labelled by the tools it writes with, not by those it verifies with
-        lanes.note(*_lane_key(event), event.get("tool") if event.get("op") in ("call", "rollback") else None)
+        lanes.note(event)
         rows.append(Row("event", None, ts_ms, describe(event), _role(event), OUTCOME.get(event.get("status"), "other"),
-                        pos, event=event, marks=marks.get(event["event_id"], [])))
+                        pos, event=event, marks=marks.get(event["event_id"], []),
+                        because=because.get(event["event_id"], [])))
         last_pos = pos
     if total > last_pos:
         rows.append(_gap(last_pos + 1, total - last_pos, rows))
     for _op, step, *_ in ops:
-        lanes.note(step, None)
+        lanes.note({"step": step})
     for lease in leases:
-        lanes.note(None, lease[0])
+        lanes.note({"op": "lock_acquire", "target": lease[0], "owner": lease[1], "task_id": task_id})
 
     # Leases that ran out (or ended at another task's lock event) end where no drawn row is.
     endings = [_lease_end(lease) for lease in leases]
-    for row in sorted((r for r in endings if r is not None), key=lambda r: r.ts_ms):
-        rows.insert(bisect_right([r.ts_ms for r in rows], row.ts_ms), row)
+    for row in (r for r in endings if r is not None):
+        _insert(rows, row)
+
+    # Other tasks' leases of this task's locks, from the task's start until its own leases ended (_window).
+    foreign: dict[int, Row] = {}
+    other_leases, other_events = others
+    for ts_ms, *values, other_task, extra in other_events:
+        event = {"task_id": other_task, **{k: v for k, v in zip(_COLUMNS, values) if v is not None}}
+        if extra:
+            event["extra"] = json.loads(extra)
+        lanes.note(event, other_task)
+        foreign[event["event_id"]] = _insert(rows, Row(
+            "foreign", None, ts_ms, f"{describe(event)} (task {other_task})", _role(event),
+            OUTCOME.get(event.get("status"), "other"), event=event, marks=marks.get(event["event_id"], []),
+            because=because.get(event["event_id"], [])))
+    other_leases = [lease for lease in other_leases if lease[0] in foreign]
+    for lease in other_leases:
+        if lease[6] == "expired":
+            _insert(rows, Row("expiry", None, lease[7], _ran_out(lease[2], lease[3], lease[5], lease[4]), "expiry",
+                              event={"target": lease[2], "owner": lease[3], "task_id": lease[4]}))
 
     lane_list, lane_index = lanes.build()
     for row in rows:
-        if row.kind == "event":
-            step, lock = _lane_key(row.event)
-            row.lane = lane_index.get(("lock", lock) if lock is not None else ("step", step), 0)
-        elif row.kind == "expiry":
-            row.lane = lane_index[("lock", row.event["target"])]
+        if row.kind in ("event", "foreign", "expiry"):
+            row.lane = lane_index.get(_lane_key({"op": "lock_acquire", **row.event} if row.kind == "expiry"
+                                                else row.event), 0)
     at = _Positions(rows)
 
     spans = [Span(lane_index.get(("step", step), 0), op, at(start), None if end is None else at(end), outcome,
                   dangling, None if settled is None else at(settled))
              for op, step, outcome, dangling, start, end, settled in ops]
     for lease, ending in zip(leases, endings):
-        lock, _owner, _ttl, end_kind, _end_ms, start, end = lease
+        lock, owner, _ttl, end_kind, _end_ms, start, end = lease
         end_row = _index(rows, ending) if ending is not None else (None if end is None else at(end))
-        spans.append(Span(lane_index[("lock", lock)], "lease", at(start), end_row, end_kind))
+        spans.append(Span(lane_index[("lock", lock, owner)], "lease", at(start), end_row, end_kind))
+    for acquire_id, end_id, lock, owner, _task, _ttl, end_kind, end_ms in other_leases:
+        start_row = foreign[acquire_id]
+        end_row = foreign.get(end_id) if end_id is not None else next(
+            (r for r in rows if r.kind == "expiry" and r.ts_ms == end_ms and r.event.get("owner") == owner
+             and r.event["target"] == lock), None)
+        spans.append(Span(start_row.lane, "lease", _index(rows, start_row),
+                          None if end_row is None else _index(rows, end_row), end_kind))
 
     events = [r for r in rows if r.kind == "event"]
     return Timeline(task_id, min(r.ts_ms for r in events), max(r.ts_ms for r in events),
                     events[0].event["ts"], max(events, key=lambda r: r.ts_ms).event["ts"], total,
                     lane_list, rows, spans, findings)
+
+
+def _cited(line: str, witnesses: Iterable[Mapping]) -> list[tuple[int, str]]:
+    """(event id, the line's clause) of each witness a "because" line cites: the line ends with its
+    witnesses' `file:line`s in parentheses (`because the rollback of step 2 started first (a.jsonl:6)`)."""
+    cited, start = [], len(line)
+    for e in witnesses:
+        token = f"{e['file']}:{e['line']}"
+        if any(p in line for p in (f"({token})", f"({token}, ", f", {token}, ", f", {token})")):
+            cited.append(e["event_id"])
+            at = line.rfind(f" ({token}")
+            start = at if at != -1 else start
+    return [(event_id, line[:start]) for event_id in cited]
+
+
+def _insert(rows: list[Row], row: Row) -> Row:
+    """Put a row without a place in the task's order (a lease's end, another task's event) at its time."""
+    rows.insert(bisect_right([r.ts_ms for r in rows], row.ts_ms), row)
+    return row
 
 
 def _gap(first: int, count: int, rows: list[Row]) -> Row:
@@ -271,15 +408,20 @@ def _gap(first: int, count: int, rows: list[Row]) -> Row:
     return Row("gap", None, ts_ms, f"… {count} event(s) not drawn", "gap", pos=first, omitted=count)
 
 
+def _ran_out(lock: str, owner: str, ttl_ms: int, task: str | None = None) -> str:
+    holder = f"owner {owner}" + (f", task {task}" if task else "")
+    return f"lease of {lock} ({holder}) ran out after ttl={duration(ttl_ms)}"
+
+
 def _lease_end(lease: tuple) -> Row | None:
     lock, owner, ttl_ms, end_kind, end_ms, _start, end = lease
     if end_kind == "expired":
-        text = f"lease of {lock} (owner {owner}) ran out after ttl={duration(ttl_ms)}"
+        text = _ran_out(lock, owner, ttl_ms)
     elif end_kind in ("released", "renewed") and end is None:
         text = f"lease of {lock} (owner {owner}) {end_kind} by another task's lock event"
     else:
         return None
-    return Row("expiry", None, end_ms, text, "expiry", event={"target": lock})
+    return Row("expiry", None, end_ms, text, "expiry", event={"target": lock, "owner": owner})
 
 
 def _index(rows: list[Row], row: Row) -> int:

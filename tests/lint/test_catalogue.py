@@ -220,6 +220,19 @@ def test_gates(gate, source, expected):
     assert getattr(gates, gate)(gates.SyntaxIndex(ast.parse(source))) is expected
 
 
+def test_readme_table_of_what_is_recognised_is_generated_from_the_packs():
+    from pathlib import Path
+
+    from nonatomic.rules.lint.semantics.recognised import END, START, table
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    shown = readme[readme.index(START): readme.index(END) + len(END)]
+    assert shown == table(), (
+        "README.md is out of date: replace its table with the output of "
+        "`python -c 'from nonatomic.rules.lint.semantics.recognised import table; print(table())'`"
+    )
+
+
 def test_rule_test_files_are_named_for_one_rule_and_cover_it_only():
     # test_<rule module>.py; tests of several rules together are named for the code they lint
     modules = {entry.module.rpartition(".")[2]: entry.code for entry in CATALOGUE}

@@ -90,6 +90,18 @@ def test_select_ignore_and_prefixes(project):
     assert run("--select", "NA201", "--ignore", "NA201", "tool.py").exit_code == 0
 
 
+def test_select_all_takes_the_rules_that_are_off_by_default(project):
+    # NA202 is off by default: a prefix leaves it off, ALL (as in ruff) turns it on.
+    write(project, "agent.py", "from agents import Runner\n\nasync def main(agent):\n    return await Runner.run(agent, 'hi')\n")
+
+    def codes(*args):
+        return {f["code"] for f in json.loads(run("--format", "json", *args, "agent.py").stdout)}
+
+    assert codes() == set() and codes("--select", "NA2") == set()
+    assert codes("--select", "ALL") == {"NA202"}
+    assert codes("--select", "all", "--ignore", "NA202") == set()
+
+
 def test_config_in_pyproject_is_found_walking_up(project):
     write(project, "pyproject.toml", textwrap.dedent("""
         [tool.nonatomic]
@@ -141,25 +153,38 @@ def test_gitignore_is_respected(project):
 def test_parallel_results_equal_serial(project):
     for i in range(30):
         write(project, f"pkg/m{i:02}.py", HAZARD * (i % 3 + 1) + ("def broken(:\n" if i == 7 else ""))
-    serial = run("--jobs", "1", "--format", "json", ".").output
-    parallel = run("--jobs", "2", "--format", "json", ".").output
+    serial = run("--jobs", "1", "--format", "json", ".").stdout
+    parallel = run("--jobs", "2", "--format", "json", ".").stdout
     assert serial == parallel
     expected = sum(i % 3 + 1 for i in range(30) if i != 7) + 1  # every call, and one NA000
     assert len(json.loads(serial)) == expected
 
 
+def test_cache_keeps_the_other_sites_of_a_grouped_finding(project):
+    write(project, "memory.py", (
+        "_sessions = {}\n"
+        "def remember(session_id, turn):\n    _sessions.setdefault(session_id, []).append(turn)\n"
+        "def forget(session_id):\n    _sessions.pop(session_id, None)\n"
+    ))
+    cli = CliRunner()
+    first = cli.invoke(main, ["lint", "--select", "NA301", "--format", "json", "."])
+    again = cli.invoke(main, ["lint", "--select", "NA301", "--format", "json", "."])
+    assert json.loads(first.stdout)[0]["related"] == [{"line": 5, "col": 5}]
+    assert again.exit_code == first.exit_code == 1 and again.stdout == first.stdout
+
+
 def test_cache_reuses_results_and_notices_changes(project):
     path = write(project, "tool.py", HAZARD)
     cli = CliRunner()
-    first = cli.invoke(main, ["lint", "--format", "json", "."]).output
+    first = cli.invoke(main, ["lint", "--format", "json", "."]).stdout
     assert (project / ".nonatomic_cache").is_dir()
-    assert cli.invoke(main, ["lint", "--format", "json", "."]).output == first
+    assert cli.invoke(main, ["lint", "--format", "json", "."]).stdout == first
     path.write_text(CLEAN)
-    assert cli.invoke(main, ["lint", "--format", "json", "."]).output == "[]\n"
+    assert cli.invoke(main, ["lint", "--format", "json", "."]).stdout == "[]\n"
     # Same bytes again, new mtime: the content hash finds the old entry.
     path.write_text(HAZARD)
     os.utime(path, (1, 1))
-    assert cli.invoke(main, ["lint", "--format", "json", "."]).output == first
+    assert cli.invoke(main, ["lint", "--format", "json", "."]).stdout == first
 
 
 def test_github_format_escapes_properties(project):
@@ -239,11 +264,11 @@ def test_pathological_files_never_crash_the_run(project):
     write(project, "deep_ok.py", "import requests\nx = " + "[" * 199 + "1" + "]" * 199 + "\nrequests.get(u)\n")
     write(project, "too_deep.py", "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n")
     # A generated 20000-term expression: libcst would take minutes; CPython checks it.
-    write(project, "long_chain.py", "import requests\nx = " + " + ".join(["1"] * 20000) + "\n")
+    write(project, "long_chain.py", "import requests\nx = " + " + ".join(["1"] * 20000) + "\nrequests.get(u)\n")
     result = run("--format", "json", ".")
     found = {(f["path"], f["code"], f["line"]) for f in json.loads(result.stdout)}
     assert found == {("deep_ok.py", "NA201", 3), ("too_deep.py", "NA000", 1)}
-    assert "note: long_chain.py: larger than max-file-bytes" in result.stderr
+    assert "note: long_chain.py: a line over 20000 bytes: only its syntax was checked" in result.stderr
 
 
 def test_files_over_the_size_limit_are_only_syntax_checked(project):

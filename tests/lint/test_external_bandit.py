@@ -42,6 +42,6 @@ def test_na201_flags_exactly_the_lines_b113_flags(example):
     assert len(b113) > 20  # the example really exercises the rule
 
     result = CliRunner().invoke(main, ["lint", "--no-cache", "--select", "NA201", "--format", "json", str(example)])
-    ours = json.loads(result.output)
+    ours = json.loads(result.stdout)
     assert [f["code"] for f in ours if f["code"] != "NA201"] == []
     assert sorted(f["line"] for f in ours) == b113

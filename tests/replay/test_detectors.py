@@ -130,11 +130,16 @@ def test_findings_are_sorted_by_task_then_time():
         (["NR1"], None, ["NR101", "NR102"]),
         (["nr201", "NR30"], ["NR302", "NR303"], ["NR201", "NR301", "NR304"]),
         (None, ["NR1", "NR2", "NR3"], ["NR401", "NR402", "NR403"]),
-        (["NA1"], None, []),
     ],
 )
 def test_select_and_ignore_take_codes_and_prefixes(select, ignore, codes):
     assert [d.code for d in choose(select, ignore)] == codes
+
+
+@pytest.mark.parametrize("select, ignore", [(["NA1"], None), (["NR999"], None), (None, ["NR5"])])
+def test_a_code_no_detector_has_is_an_error_not_an_empty_run(select, ignore):
+    with pytest.raises(ConfigError, match="NA1|NR999|NR5"):
+        choose(select, ignore)
 
 
 def test_ignored_detectors_do_not_report():

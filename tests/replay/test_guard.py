@@ -107,13 +107,59 @@ def test_the_decorator_logs_sync_and_async_tools_inside_a_task_only():
     async def get_user(user):
         return user
 
-    assert refund_payment("1", 5) == 5 and not lines  # no task: not logged
+    with pytest.warns(RuntimeWarning, match="outside any task"):
+        assert refund_payment("1", 5) == 5 and not lines  # no task: not logged, but counted
+    assert guard.dropped == 1
     with guard.task("t-1"):
         assert refund_payment("8821", 10, idempotency_key="k-9") == 10
         assert asyncio.run(get_user("ana")) == "ana"
     calls = [e for e in events(lines) if e.get("phase") == "end"]
     assert [(e["op"], e["tool"], e["target"], e.get("idempotency_key")) for e in calls] == [
         ("call", "refund_payment", "order:8821", "k-9"), ("verify", "get_user", "user:ana", None)]
+
+
+def _refund_in_a_pool(guard, *, copy_context: bool):
+    """Eight refunds made by a thread pool inside one task (as agent frameworks run tools)."""
+    import contextvars
+    from concurrent.futures import ThreadPoolExecutor
+
+    @guard.tool(target="order:{order_id}")
+    def refund_payment(order_id):
+        return order_id
+
+    with guard.task("t-pool"), ThreadPoolExecutor(4) as pool:
+        if copy_context:
+            futures = [pool.submit(contextvars.copy_context().run, refund_payment, str(n)) for n in range(8)]
+        else:
+            futures = [pool.submit(refund_payment, str(n)) for n in range(8)]
+        return [f.result(timeout=10) for f in futures]
+
+
+def test_tools_run_by_a_thread_pool_without_the_context_are_counted_and_warned_once():
+    guard, lines = collect()
+    with pytest.warns(RuntimeWarning, match="copy_context") as warned:
+        assert _refund_in_a_pool(guard, copy_context=False) == [str(n) for n in range(8)]
+    assert len([w for w in warned if issubclass(w.category, RuntimeWarning)]) == 1
+    assert guard.dropped == 8
+    assert [e["op"] for e in events(lines)] == ["task_start", "task_end"]
+
+
+def test_tools_outside_a_task_are_logged_under_the_fallback_task():
+    lines: list[str] = []
+    guard = GuardLog(lines.append, clock=Clock(), fallback_task_id="unattributed")
+    _refund_in_a_pool(guard, copy_context=False)
+    calls = [e for e in events(lines) if e["op"] == "call"]
+    assert len(calls) == 16 and {e["task_id"] for e in calls} == {"unattributed"}
+    assert sorted(e["target"] for e in calls if e["phase"] == "end") == [f"order:{n}" for n in range(8)]
+    assert guard.dropped == 0
+
+
+def test_tools_submitted_with_the_context_log_into_their_task():
+    guard, lines = collect()
+    _refund_in_a_pool(guard, copy_context=True)
+    calls = [e for e in events(lines) if e["op"] == "call"]
+    assert len(calls) == 16 and {e["task_id"] for e in calls} == {"t-pool"}
+    assert guard.dropped == 0
 
 
 def test_a_failing_sink_never_raises_into_the_caller():

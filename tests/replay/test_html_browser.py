@@ -1,9 +1,11 @@
-"""The HTML report in a real headless Chromium: no console errors, findings and timelines present.
+"""The HTML pages in a real headless Chromium: no console errors, findings and timelines present,
+and the shipped incidents' timelines drawn to scale, with their legend, zoom and other lock owners.
 
 Chromium is driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`)
 with the standard library only.  A control page that breaks the
 Content-Security-Policy proves the console check would see a violation.
-The screenshot is saved next to the report (its path is printed: run with -s).
+Screenshots are saved next to the pages, in pytest's temporary directory (their paths are
+printed: run with -s).
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from nonatomic.cli import main
+from nonatomic.replay.report.svg import LEGEND
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 TIMEOUT_S = 60
@@ -220,4 +224,149 @@ def test_report_opens_without_errors_and_shows_findings_and_timelines(browser, t
     shot = tmp_path / "report.png"
     browser.screenshot(shot)
     assert shot.stat().st_size > 10_000
+    print(f"\nscreenshot: {shot}")
+
+
+# -- the shipped incidents, as an on-call engineer opens them ------------------------------------
+
+SAMPLES = Path(__file__).parents[2] / "sample_logs"
+INCIDENTS = {path.stem: [str(path)] for path in sorted(SAMPLES.glob("*.jsonl")) if path.stem != "clean_runs"}
+INCIDENTS["invoice_workers"] = ["--mapping", str(SAMPLES / "foreign" / "mapping.yaml"),
+                                str(SAMPLES / "foreign" / "invoice_workers.jsonl")]
+LOCK_INCIDENTS = {"lock_leak_after_timeout", "invoice_workers"}
+
+# Each mark's rendered centre and time, grouped by the scale segment it falls in.
+_MARKS = """(() => Array.from(document.querySelectorAll('svg.chart')).map(svg => {
+  const segments = JSON.parse(svg.dataset.segments);
+  return {id: svg.id, segments: segments,
+          marks: Array.from(svg.querySelectorAll('g.ev[data-ts]')).map(g => {
+            const box = g.getBoundingClientRect();
+            return [+g.dataset.ts, box.left + box.width / 2];
+          }),
+          ticks: Array.from(svg.querySelectorAll('g.ticks text')).map(t => t.textContent)};
+}))()"""
+
+
+def _assert_to_scale(chart: dict) -> None:
+    """Within each stretch drawn to scale, x is one linear function of time, with one slope for all."""
+    slopes = []
+    for t0, t1, _x0, _x1, folded in chart["segments"]:
+        inside = sorted({ts: x for ts, x in chart["marks"] if t0 <= ts <= t1}.items())
+        if folded or len(inside) < 2 or inside[-1][0] == inside[0][0]:
+            continue
+        (ta, xa), (tb, xb) = inside[0], inside[-1]
+        slope = (xb - xa) / (tb - ta)
+        for ts, x in inside:
+            assert abs(xa + (ts - ta) * slope - x) < 1.5, (chart["id"], ts, x)
+        slopes.append(slope)
+    assert all(abs(s - slopes[0]) <= 0.01 * abs(slopes[0]) + 1e-6 for s in slopes), (chart["id"], slopes)
+
+
+def _chart_box(browser, chart_id: str) -> dict:
+    return browser.evaluate(f"(() => {{ const r = document.getElementById('{chart_id}').getBoundingClientRect(); "
+                            "return {left: r.left, top: r.top, width: r.width, height: r.height}; })()")
+
+
+def _drag(browser, x0: float, x1: float, y: float) -> None:
+    for kind, x in (("mousePressed", x0), ("mouseMoved", (x0 + x1) / 2), ("mouseMoved", x1), ("mouseReleased", x1)):
+        browser.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=y, button="left",
+                     buttons=0 if kind == "mouseReleased" else 1, clickCount=1)
+
+
+@pytest.mark.parametrize("incident", sorted(INCIDENTS))
+def test_shipped_incident_timelines(browser, tmp_path, incident):
+    page = tmp_path / f"{incident}.html"
+    result = CliRunner().invoke(main, ["timeline", "--format", "html", "--output", str(page), *INCIDENTS[incident]])
+    assert result.exit_code == 0, result.output
+    browser.events.clear()
+    browser.open(page)
+    assert browser.problems() == []
+
+    charts = browser.evaluate(_MARKS)
+    assert charts, "a chart per task with findings"
+    for chart in charts:
+        _assert_to_scale(chart)
+        assert chart["ticks"] and len(set(chart["ticks"])) == len(chart["ticks"]), chart["ticks"]
+
+    # every mark the charts use is in the legend, and the legend has every entry
+    keys = browser.evaluate("Array.from(document.querySelectorAll('.legend .key')).map(k => k.dataset.key)")
+    assert keys == list(LEGEND)
+    drawn = browser.evaluate("""(() => {
+      const has = sel => document.querySelector('svg.chart ' + sel) !== null;
+      return {call: has('.op.call, .ev.call'), rollback: has('.op.rollback, .ev.rollback'),
+              verify: has('.op.verify, .ev.verify'), lease: has('.lease:not(.other)'), 'lease-other': has('.lease.other'),
+              dangling: has('.dangling'), witness: has('.witness'), fold: has('.fold'), omitted: has('.omitted'),
+              step: has('.step-span')};
+    })()""")
+    assert {k for k, present in drawn.items() if present} <= set(keys)
+    assert drawn["witness"], "the findings' witnesses are marked"
+
+    if incident in LOCK_INCIDENTS:
+        # another owner of the lock has a lane of its own in a lock incident's timeline
+        assert browser.evaluate("document.querySelectorAll('svg.chart rect.lane.other').length") >= 1
+    if incident == "invoice_workers":
+        # NR202/NR203: the lease of the other owner is drawn in both tasks' charts
+        assert browser.evaluate("Array.from(document.querySelectorAll('article svg.chart'))"
+                                ".map(s => s.querySelectorAll('rect.lease.other').length)") == [1, 1]
+    if incident == "retry_rollback_race":
+        # the rollback and the retry it raced are on separate tracks, not on top of each other
+        ys = browser.evaluate("['rollback', 'call'].map(k => Array.from(document.querySelectorAll("
+                              "'svg.chart rect.op.' + k)).map(r => +r.getAttribute('y')))")
+        assert set(ys[0]).isdisjoint(ys[1][1:]), ys
+
+    # pointing at a finding lights up its witnesses in the chart
+    item = browser.evaluate("(() => { const r = document.querySelector('li[data-finding=\"1\"]')"
+                            ".getBoundingClientRect(); return [r.left + 20, r.top + 8]; })()")  # its first line
+    browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=item[0], y=item[1])
+    lit = browser.evaluate("document.querySelectorAll('svg.chart g.lit').length")
+    assert lit == browser.evaluate("document.querySelectorAll('article:first-of-type svg.chart "
+                                   "g[data-findings~=\"1\"]').length") > 0
+    browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=1, y=1)
+    assert browser.evaluate("document.querySelectorAll('svg.chart g.lit').length") == 0
+    # each because line of a finding lights up the witness it names, and only that one
+    lines = browser.evaluate("Array.from(document.querySelectorAll('article:first-of-type li[data-witness]'))"
+                             ".map(li => { const r = li.getBoundingClientRect(); "
+                             "return [li.dataset.witness, r.left + 30, r.top + r.height / 2]; })")
+    assert lines, "the first finding's because lines are listed"
+    for witness, x, y in lines:
+        browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=x, y=y)
+        lit = browser.evaluate("Array.from(document.querySelectorAll('svg.chart g.lit')).map(g => g.dataset.because)")
+        assert lit and all(witness in marks.split() for marks in lit), (witness, lit)
+    browser.call("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=1, y=1)
+
+    shot = tmp_path / f"{incident}.png"
+    browser.screenshot(shot)
+    assert shot.stat().st_size > 10_000
+    print(f"\nscreenshot: {shot}")
+
+    # zoom: drag across the first chart's plot, then the buttons; the view stays to scale
+    first = charts[0]["id"]
+    box = _chart_box(browser, first)
+    left, right = box["left"] + 300, box["left"] + 500
+    _drag(browser, left, right, box["top"] + box["height"] / 2)
+    assert browser.evaluate(f"document.getElementById('{first}').dataset.view") != "", "the drag zoomed"
+    zoomed = next(c for c in browser.evaluate(_MARKS) if c["id"] == first)
+    assert len(set(zoomed["ticks"])) == len(zoomed["ticks"]) and zoomed["ticks"] != charts[0]["ticks"]
+    _assert_to_scale(zoomed)
+    browser.evaluate(f"document.querySelector('.zoom[data-chart=\"{first}\"] button[data-zoom=\"reset\"]').click()")
+    again = next(c for c in browser.evaluate(_MARKS) if c["id"] == first)
+    assert again["ticks"] == charts[0]["ticks"]
+    assert all(abs(a[1] - b[1]) < 0.5 for a, b in zip(again["marks"], charts[0]["marks"]))
+    browser.evaluate(f"document.querySelector('.zoom[data-chart=\"{first}\"] button[data-zoom=\"in\"]').click()")
+    assert next(c for c in browser.evaluate(_MARKS) if c["id"] == first)["ticks"] != charts[0]["ticks"]
+    assert browser.problems() == []
+
+
+def test_the_report_draws_every_task_on_one_scale(browser, tmp_path):
+    report = tmp_path / "report.html"
+    logs = [str(p) for p in sorted(SAMPLES.glob("*.jsonl"))]
+    result = CliRunner().invoke(main, ["replay", "--fail-on", "never", "--format", "html", "--output", str(report), *logs])
+    assert result.exit_code == 0, result.output
+    browser.events.clear()
+    browser.open(report)
+    assert browser.problems() == []
+    rows = browser.evaluate("document.querySelectorAll('#overview-chart a text.lane-label').length")
+    assert rows == browser.evaluate("document.querySelectorAll('article.timeline').length") > 1
+    shot = tmp_path / "report.png"
+    browser.screenshot(shot)
     print(f"\nscreenshot: {shot}")

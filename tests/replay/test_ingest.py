@@ -149,12 +149,12 @@ def test_csv_records_spanning_lines_keep_their_line_numbers(tmp_path):
 def test_parquet_with_native_types_and_rows_as_lines(tmp_path):
     log = str(tmp_path / "events.parquet")
     con = duckdb.connect()
-    con.execute(
-        "COPY (SELECT * FROM (VALUES "
+    con.sql(
+        "SELECT * FROM (VALUES "
         "(TIMESTAMPTZ '2024-05-01 10:00:00+00', 'deploy-7', 1, 'call', 'w1'), "
         "(NULL, 'deploy-7', 2, 'call', 'w2'), "
         "(TIMESTAMPTZ '2024-05-01 10:00:09+00', 'deploy-7', 0, 'call', 'w1')"
-        ") t(ts, task_id, attempt, op, host)) TO $path (FORMAT parquet)", {"path": log})
+        ") t(ts, task_id, attempt, op, host)").write_parquet(log)  # COPY ... TO $path needs DuckDB >= 1.4
     with open_logs(log) as replay:
         assert replay.con.execute("SELECT line, attempt, extra->>'host' FROM events").fetchall() == [(1, 1, "w1")]
         assert quarantine(replay) == [(log, 2, "missing ts"), (log, 3, "attempt must be >= 1: 0")]

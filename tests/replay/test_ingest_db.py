@@ -68,14 +68,22 @@ def test_a_line_cut_off_mid_write_is_replaced_once_completed(tmp_path):
     assert counts(db) == (3, 0, 3)
 
 
-def test_a_rewritten_file_is_a_new_source_and_event_ids_stay_unique(tmp_path):
-    log, db = tmp_path / "a.jsonl", tmp_path / "replay.duckdb"
-    log.write_text(line(1) + line(2))
-    open_logs(log, db=db).close()
+def test_a_rewritten_file_replaces_its_earlier_version_and_event_ids_stay_unique(tmp_path):
+    log, other, db = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "replay.duckdb"
+    log.write_text(line(1) + line(2) + "broken\n")
+    other.write_text(line(3, task="b"))
+    open_logs([log, other], db=db).close()
     log.write_text(line(5, task="other") + line(6, task="other"))
     with open_logs(log, db=db) as replay:
+        assert replay.ingested.changes == {str(log): "replaced"}
         ids = replay.con.execute("SELECT count(DISTINCT event_id), count(*) FROM events").fetchone()
-        assert ids == (4, 4)
+        assert ids == (3, 3)
+        assert replay.con.execute("SELECT task_id, seq FROM events ORDER BY seq").fetchall() == [
+            ("b", 3), ("other", 5), ("other", 6)]
+        assert replay.quarantine_rows() == []  # the old version's quarantine went with it
+        summary = replay.summary(findings=[])
+        assert (summary["files"], summary["lines"], summary["events"], summary["quarantined"]) == (2, 3, 3, 0)
+        assert summary["changes"] == {"new": [], "grown": [], "replaced": [str(log)], "unchanged": []}
 
 
 def test_each_event_cites_its_own_file_across_runs(tmp_path):

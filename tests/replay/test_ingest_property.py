@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ CORRUPTIONS = {
 }
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("NONATOMIC_FUZZ_EXAMPLES", "0")) or 40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(records=st.lists(st.tuples(GOOD, st.one_of(st.none(), st.sampled_from(sorted(CORRUPTIONS)))), max_size=40),
        final_newline=st.booleans())
 def test_every_line_is_an_event_or_quarantined(tmp_path_factory, records, final_newline):

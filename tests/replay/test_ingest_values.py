@@ -57,13 +57,31 @@ def test_epoch_seconds_and_milliseconds_are_told_apart_by_magnitude(tmp_path):
 
 def test_integers_accept_digits_and_refuse_guesses(tmp_path):
     log = tmp_path / "ints.jsonl"
-    rows = [3, "4", " 5 ", 2.0, "2.5", "1e3", "0x10", True, 2**70]
+    rows = [3, "4", " 5 ", 2.0, "7.00", "2.5", "1e3", "0x10", "2.", True, 2**70]
     log.write_text("".join(
         json.dumps({"ts": "2024-05-01T00:00:00Z", "task_id": "t", "step": v}) + "\n" for v in rows))
     with open_logs(log) as replay:
-        assert replay.con.execute("SELECT line, step FROM events ORDER BY line").fetchall() == [(1, 3), (2, 4), (3, 5)]
+        assert replay.con.execute("SELECT line, step FROM events ORDER BY line").fetchall() == [
+            (1, 3), (2, 4), (3, 5), (4, 2), (5, 7)]  # a zero fraction is the integer (pandas writes 2.0)
         reasons = [r for (r,) in replay.con.execute("SELECT reason FROM quarantine ORDER BY line").fetchall()]
-    assert reasons == [f"step is not an integer: {v}" for v in ("2.0", "2.5", "1e3", "0x10", "true", 2**70)]
+    assert reasons == [f"step is not an integer: {v}" for v in ("2.5", "1e3", "0x10", "2.", "true", 2**70)]
+
+
+def test_a_csv_written_by_pandas_is_read_whole(tmp_path):
+    import pandas as pd
+
+    log = tmp_path / "exported.csv"
+    # An integer column with a gap is float in pandas, and to_csv writes its integers as 1.0.
+    pd.DataFrame({
+        "ts": ["2024-05-01T00:00:00Z", "2024-05-01T00:00:01Z", "2024-05-01T00:00:02Z"],
+        "task_id": ["t", "t", "t"], "op": ["task_start", "call", "call"],
+        "step": [None, 2, 2], "attempt": [None, 1, 2], "code": [None, 504, None],
+    }).to_csv(log, index=False)
+    assert "2.0,1.0,504.0" in log.read_text()
+    with open_logs(log) as replay:
+        rows = replay.con.execute("SELECT step, attempt, code FROM events ORDER BY line").fetchall()
+        assert replay.quarantine_rows() == []
+    assert rows == [(None, None, None), (2, 1, 504), (2, 2, None)]
 
 
 def test_mapping_renames_fields_and_values(tmp_path):

@@ -18,6 +18,7 @@ from nonatomic.cli import main
 from nonatomic.replay.api import open_logs
 from nonatomic.replay.report import markdown as render_md
 from nonatomic.replay.report import text as render_text
+from nonatomic.replay.report.scale import FOLD_WIDTH, TICK_SPACING, Scale
 from nonatomic.replay.timeline import build_timelines, tasks_to_draw
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -109,10 +110,12 @@ def test_lease_runs_to_its_ttl_expiry_row():
     assert expiry.ts_ms - t.start_ms == 30_100 and expiry is t.rows[-1]
 
 
-def test_lanes_are_task_steps_then_locks():
+def test_lanes_are_task_steps_then_lock_owners_named_in_words():
     [t] = draw(INCIDENT)
     assert [lane.key for lane in t.lanes] == ["T", "1", "2", "L1"]
-    assert t.lanes[3].label == "lock lock:order:8821"
+    assert [lane.label for lane in t.lanes[1:]] == [
+        "step 1 refund_payment, 2 attempts; verify get_refund; rollback reverse_refund",
+        "step 2 send_email, 2 attempts", "lock lock:order:8821, owner w-3"]
 
 
 def test_findings_are_marked_at_their_witnesses():
@@ -120,6 +123,21 @@ def test_findings_are_marked_at_their_witnesses():
     marked = {row.pos: row.marks for row in t.rows if row.marks}
     assert marked == {2: [1], 3: [2], 4: [2], 5: [2], 12: [1]}
     assert [f["code"] for f in t.findings] == ["NR201", "NR303"]
+
+
+def test_each_witness_says_what_it_shows_for_its_finding():
+    [t] = draw(INCIDENT)
+    because = {row.pos: row.because for row in t.rows if row.because}
+    assert because == {2: [(1, 0, "because w-3 acquired lock `lock:order:8821` in step 1")],
+                       3: [(2, 0, "because attempt 1 `refund_payment` of step 1 started")],
+                       4: [(2, 1, "because its outcome was timeout")],
+                       5: [(2, 2, "because attempt 2 started 0.1 s later, with no verify before it")],
+                       12: [(1, 1, "because the task ended (timeout) with no release by w-3")]}
+    # each line of a finding's because is some witness's, in every format
+    assert all(any(k == i for row in t.rows for n, i, _ in row.because if n == number)
+               for number, f in enumerate(t.findings, 1) for k in range(len(f["because"])))
+    assert "    Note over S1: #91;2#93; because its outcome was timeout" in render_md.sequence(t)
+    assert "      because its outcome was timeout (" in render_text.render([t])
 
 
 def test_cap_keeps_witnesses_and_says_what_was_left_out(tmp_path):
@@ -158,7 +176,7 @@ def test_text_escapes_terminal_controls_and_bidi(tmp_path):
                                          tool=HOSTILE_TEXT, target=HOSTILE_TEXT, error=HOSTILE_TEXT, note=HOSTILE_TEXT),
                 ev(1, task=HOSTILE_TEXT, op="call", step=1, attempt=2, status="ok", tool=HOSTILE_TEXT,
                    target=HOSTILE_TEXT))
-    out = render_text.render(draw(log))
+    out = render_text.render(draw(log)) + render_text.render(draw(log), width=50)
     assert not re.search("[\x00-\x09\x0b-\x1f\x7f\u202e]", out), "only newlines of our own"
     assert "evil\\x1b[2J" in out and "\\u202e" in out
 
@@ -170,8 +188,11 @@ def test_markdown_values_cannot_break_the_table_or_the_diagram(tmp_path):
                 ev(1, task=nasty, op="call", step=1, attempt=1, status="timeout", tool=nasty, target=nasty,
                    error=nasty, extra_note=nasty),
                 ev(2, task=nasty, op="call", step=1, attempt=2, status="ok", tool=nasty, target=nasty),
-                ev(3, task=nasty, op="task_end", status="failed"))
-    md = render_md.render(draw(log))
+                ev(3, task=nasty, op="task_end", status="failed"),
+                ev(0.5, task=nasty + "2", op="lock_acquire", step=1, target=nasty, owner=nasty + "2", ttl_ms=1000))
+    timelines = draw(log, [nasty])
+    assert any(row.kind == "foreign" for row in timelines[0].rows)
+    md = render_md.render(timelines)
     table = [line for line in md.splitlines() if line.startswith("|")]
     assert len({len(re.findall(r"(?<!\\)\|", line)) for line in table if line.startswith("| ") and "finding" not in line
                 and not line.startswith("| [")}) == 1, "a value split a cell"
@@ -261,3 +282,94 @@ def test_every_format_writes_to_output(fmt, tmp_path):
     out = tmp_path / f"timeline.{fmt}"
     assert timeline("--format", fmt, "--output", out, "incident.jsonl").exit_code == 0
     assert "refund-8821" in out.read_text(encoding="utf-8")
+
+
+# -- time to scale -------------------------------------------------------------------------------
+
+def test_scale_is_proportional_and_folds_only_quiet_stretches():
+    # a 10 s call in flight is drawn to scale; the 30 s after it, with nothing in flight, is folded
+    scale = Scale([0, 100, 10_100, 10_200, 40_200], [(100, 10_100)], 0, 1000)
+    [fold] = scale.folds
+    assert (fold.t0, fold.t1, fold.x1 - fold.x0) == (10_200, 40_200, FOLD_WIDTH)
+    assert scale.x(10_100) - scale.x(100) == pytest.approx(100 * (scale.x(200) - scale.x(100)))
+    assert scale.x(40_200) == pytest.approx(1000)
+
+
+def test_a_steady_poll_is_drawn_to_scale_and_tasks_an_hour_apart_are_folded():
+    assert Scale(range(0, 60_000, 3_000), [], 0, 800).folds == []
+    bursts = [hour * 3_600_000 + ms for hour in range(8) for ms in (0, 200, 450, 900)]
+    scale = Scale(bursts, [], 0, 800)
+    assert len(scale.folds) == 7
+    assert scale.x(bursts[2]) - scale.x(bursts[1]) == pytest.approx(250 * scale.px_per_ms)
+
+
+@pytest.mark.parametrize("times", [[0, 3, 5, 12_092, 12_092, 12_427], [0, 1, 2], [5, 5],
+                                   [0, 250, 251, 252, 90_000, 90_001, 200_000]])
+def test_ticks_never_repeat_and_keep_apart(times):
+    scale = Scale(times, [], 0, 800)
+    ticks = scale.ticks(times[0])
+    labels = [text for _, text in ticks]
+    assert ticks and len(set(labels)) == len(labels), labels
+    assert all(b[0] - a[0] >= TICK_SPACING / 2 for a, b in zip(ticks, ticks[1:]))
+
+
+def test_the_text_timeline_marks_a_folded_quiet_stretch():
+    [t] = draw(INCIDENT)
+    text = render_text.render([t])
+    assert "~ quiet for 15.1 s (folded) ~" in text
+    assert "~ quiet" not in text.split("task_end")[0], "the 10 s timeout is in flight: drawn, not folded"
+
+
+# -- other owners of a lock ------------------------------------------------------------------------
+
+def test_other_tasks_leases_of_the_lock_are_drawn(tmp_path):
+    # worker-b takes the lock after worker-a's TTL ran out; worker-a's release comes while b holds it
+    log = write(tmp_path / "l.jsonl",
+                ev(0, task="a", op="lock_acquire", step=1, target="lock:x", owner="worker-a", ttl_ms=2000),
+                ev(3, task="b", op="lock_acquire", step=1, target="lock:x", owner="worker-b", ttl_ms=5000),
+                ev(4, task="a", op="lock_release", step=1, target="lock:x", owner="worker-a"),
+                ev(6, task="b", op="lock_release", step=1, target="lock:x", owner="worker-b"),
+                ev(9, task="c", op="lock_acquire", step=1, target="lock:x", owner="worker-c", ttl_ms=1000),
+                ev(9.5, task="c", op="lock_release", step=1, target="lock:x", owner="worker-c"))
+    [t] = draw(log, ["a"])
+    assert [lane.label for lane in t.lanes] == ["task", "lock lock:x, owner worker-a",
+                                                "lock lock:x, owner worker-b (task b)"]
+    [other] = [s for s in t.spans if s.kind == "lease" and t.lanes[s.lane].other_task == "b"]
+    assert (t.rows[other.start].kind, t.rows[other.start].ts_ms - t.start_ms) == ("foreign", 3000)
+    assert other.outcome == "released" and t.rows[other.end].ts_ms - t.start_ms == 6000
+    assert not any("worker-c" in row.text for row in t.rows), "task c's lease is after a's window"
+    assert [s.outcome for s in t.spans if s.kind == "lease" and t.lanes[s.lane].other_task is None] == ["expired"]
+    # the same picture in every format
+    assert "lock_acquire lock:x owner=worker-b ttl=5.0 s (task b)" in render_text.render([t])
+    md = render_md.render([t])
+    assert "Note over L2: lock_acquire lock#58;x owner=worker-b ttl=5.0 s (task b)" in md
+    check_mermaid(md)
+
+
+def test_an_open_lease_reaches_later_owners(tmp_path):
+    # a lock without TTL never released: the next owner's failed acquire, minutes later, is in the picture
+    log = write(tmp_path / "l.jsonl",
+                ev(0, task="a", op="lock_acquire", step=1, target="lock:x", owner="worker-a"),
+                ev(1, task="a", op="task_end", status="timeout"),
+                {"ts": "2024-05-01T10:05:00Z", "task_id": "b", "op": "lock_acquire", "step": 1, "target": "lock:x",
+                 "owner": "worker-b", "status": "error"})
+    [t] = draw(log, ["a"])
+    [foreign] = [row for row in t.rows if row.kind == "foreign"]
+    assert foreign.outcome == "failed" and t.lanes[foreign.lane].other_task == "b"
+
+
+# -- the terminal's width ----------------------------------------------------------------------------
+
+def test_the_terminal_timeline_fits_the_terminal(tmp_path):
+    steps = [e for n in range(1, 40) for e in (
+        ev(n / 10, op="call", step=n, attempt=1, status="timeout", tool=f"write_{n}", target="o"),
+        ev(n / 10 + 0.01, op="call", step=n, attempt=2, status="ok", tool=f"write_{n}", target="o"))]
+    log = write(tmp_path / "l.jsonl", *steps)
+    for columns in (60, 100):
+        result = CliRunner().invoke(main, ["timeline", str(log)], env={"COLUMNS": str(columns)})
+        assert result.exit_code == 0, result.output
+        lines = result.output.splitlines()
+        assert max(len(line) for line in lines) <= columns, max(lines, key=len)
+        assert "share column +" in result.output and "◀ [1]" in result.output
+    whole = CliRunner().invoke(main, ["timeline", str(log)], env={"COLUMNS": None}).output
+    assert max(len(line) for line in whole.splitlines()) > 100, "a file or a pipe gets whole lines"

@@ -16,13 +16,23 @@ from dataclasses import dataclass, field
 import duckdb
 
 from nonatomic.replay.ingest import ledger, ndjson, otlp
+from nonatomic.replay.ingest.compression import check_whole
 from nonatomic.replay.ingest.database import transaction, unordered
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import InputError, LogFile
+from nonatomic.replay.ingest.lines import (
+    BLANK_LINES,
+    EXACT_LINES,
+    LoneCR,
+    has_lone_cr,
+    load_blank_lines,
+    load_exact_lines,
+    mixes_line_ends,
+)
 from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, reader_for
-from nonatomic.replay.ingest.records import CONVERTED, RAW_KEPT, converted_sql, records_sql
+from nonatomic.replay.ingest.records import RAW_KEPT, CONVERTED, records_sql, converted_sql
 from nonatomic.replay.ingest.schema import EVENT_ROWS
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
@@ -43,6 +53,8 @@ class IngestResult:
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Files the database already held in full."""
+    changes: dict[str, str] = field(default_factory=dict)
+    """Into a kept database: each file -> new, grown, replaced or unchanged (see ledger.py)."""
     lines: int = 0
     events: int = 0
     quarantined: int = 0
@@ -56,11 +68,21 @@ def ingest(con, logs: list[LogFile], mapping: FieldMapping | None = None, *, per
     result = IngestResult()
     for log in logs:
         plan = ledger.plan(con, log, persistent)
-        if plan is None:
+        if persistent:
+            result.changes[log.path] = plan.change
+        if plan.change == "unchanged":
             result.skipped.append(log.path)
+        elif not plan.loads:
+            with transaction(con):
+                ledger.forget(con, log, plan)
         else:
-            load = otlp.ingest_file if log.format == "otlp" else _ingest_file
-            lines, events, quarantined = load(con, log, plan, mapping, max_line_bytes)
+            scanner = LoneCR() if log.compression == "gzip" else None
+            check_whole(log, scanner.feed if scanner else None)
+            if log.format == "otlp":
+                lines, events, quarantined = otlp.ingest_file(con, log, plan, mapping, max_line_bytes)
+            else:
+                exact = log.format == "jsonl" and has_lone_cr(log, scanner)
+                lines, events, quarantined = _ingest_file(con, log, plan, mapping, max_line_bytes, exact)
             result.files.append(log.path)
             result.lines += lines
             result.events += events
@@ -70,15 +92,20 @@ def ingest(con, logs: list[LogFile], mapping: FieldMapping | None = None, *, per
     return result
 
 
-def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: FieldMapping, max_line_bytes: int):
+def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: FieldMapping, max_line_bytes: int,
+                 exact: bool):
+    """`exact`: the file holds a lone CR, so its lines are split here (lines.py)."""
     try:
-        records = _records(con, log, mapping, max_line_bytes)
+        records = _records(con, log, mapping, max_line_bytes, exact)
         with transaction(con):
             counts = _load(con, log, plan, records)
     except duckdb.Error as exc:
+        if log.format == "csv" and mixes_line_ends(log):  # DuckDB's strict CSV reader wants one kind
+            raise InputError(f"{log.path}: ends some lines with LF and others with CRLF, which the CSV reader "
+                             "cannot read; give every line one ending (e.g. dos2unix)") from exc
         raise InputError(f"{log.path}: cannot read as {log.format}: {str(exc).splitlines()[0]}") from exc
     finally:
-        for table in (CONVERTED, REJECTS, REJECT_SCANS):
+        for table in (CONVERTED, REJECTS, REJECT_SCANS, EXACT_LINES, BLANK_LINES):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     return counts
 
@@ -92,11 +119,13 @@ class _Records:
     params: dict
 
 
-def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int) -> _Records:
-    if log.format == "jsonl" and ndjson.convert_file(con, log, mapping, max_line_bytes):
+def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int, exact: bool) -> _Records:
+    if exact:
+        load_exact_lines(con, log, max_line_bytes)
+    elif log.format == "jsonl" and ndjson.convert_file(con, log, mapping, max_line_bytes):
         return _Records(f"({_numbered_sql(0, False, max_line_bytes)})", {})
     params = Params()
-    reader = reader_for(con, log, mapping, params, max_line_bytes)
+    reader = reader_for(con, log, mapping, params, max_line_bytes, exact_lines=exact)
     if reader.line is not None:
         # The reader numbers its records: no converted table, the loads scan the file itself.
         return _Records(f"({records_sql(reader, mapping, params)})", params.values)
@@ -107,11 +136,15 @@ def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int) -> _
     con.execute(converted_sql(reader, mapping, params), params.values)
     rejected = reader.has_rejects and con.execute(f"SELECT count(*) FROM {REJECTS}").fetchone()[0] > 0
     spanning = reader.breaks != "0" and con.execute(f"SELECT coalesce(max(breaks), 0) FROM {CONVERTED}").fetchone()[0] > 0
-    return _Records(f"({_numbered_sql(reader.header_lines, rejected, max_line_bytes, spanning)})", {})
+    # DuckDB's CSV reader skips empty lines without counting them.  (Inside a quoted value
+    # spanning lines an empty line is no blank record, which a scan of lines cannot tell:
+    # files with such values keep the reader's numbering.)
+    blanks = log.format == "csv" and not spanning and load_blank_lines(con, log)
+    return _Records(f"({_numbered_sql(reader.header_lines, rejected, max_line_bytes, spanning, blanks)})", {})
 
 
 def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int, int, int]:
-    stored = ledger.begin(con, plan)
+    stored = ledger.begin(con, log, plan)
     base = con.execute(f"SELECT coalesce(max(event_id), 0) FROM {EVENT_ROWS}").fetchone()[0]
     window = {**records.params, "after": plan.after_line}
     lines, last_line = con.execute(
@@ -142,46 +175,54 @@ def _load(con, log: LogFile, plan: ledger.Plan, records: _Records) -> tuple[int,
     return lines, events, quarantined
 
 
-def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int, spanning: bool = False) -> str:
+def _numbered_sql(header_lines: int, rejected: bool, max_line_bytes: int, spanning: bool = False,
+                  blanks: bool = False) -> str:
     """The converted records with their line numbers, plus the rejected lines.
 
     Records are numbered first (the CSV reader numbers its rejects that way
     too), then, when some record spans lines (`spanning`), each moves down by
-    the line breaks inside the records before it.
+    the line breaks inside the records before it.  `blanks`: BLANK_LINES holds
+    empty lines the reader skipped, which move the records after them down.
     """
-    numbered = _record_numbers_sql(header_lines, rejected, max_line_bytes)
+    numbered = _record_numbers_sql(header_lines, rejected, max_line_bytes, blanks)
     if not spanning:
         return numbered
     return (f"SELECT line + coalesce(sum(breaks) OVER (ORDER BY line ROWS BETWEEN UNBOUNDED PRECEDING "
             f"AND 1 PRECEDING), 0) AS line, * EXCLUDE (line) FROM ({numbered})")
 
 
-def _record_numbers_sql(header_lines: int, rejected: bool, max_line_bytes: int) -> str:
+def _record_numbers_sql(header_lines: int, rejected: bool, max_line_bytes: int, blanks: bool = False) -> str:
     """The converted records and the rejected ones, each numbered as if every record were a line.
 
-    Converted rows are numbered by position.  Lines the reader rejected never
-    reached the converted table, so each converted row moves down by the number of
-    rejected lines before it: the i-th rejected line (line r) comes after
-    r - header - i converted rows, which an ASOF join looks up.
+    Converted rows are numbered by position.  Lines the reader rejected or
+    skipped (empty ones, `blanks`) never reached the converted table, so each
+    converted row moves down by the number of such lines before it: the i-th of them
+    (line r) comes after r - header - i converted rows, which an ASOF join
+    looks up.  Rejected lines are rows too (quarantined); skipped ones are not.
     """
     first = 1 + header_lines
-    if not rejected:
+    if not rejected and not blanks:
         return f"SELECT rowid + {first} AS line, * FROM {CONVERTED}"
     reasons = " ".join(
         f"WHEN '{kind}' THEN '{text.format(max_line_bytes=int(max_line_bytes))}'"
         for kind, text in _REJECT_REASONS.items()
     )
-    return f"""
-        WITH rejected AS (
+    rejects = (f"""
             SELECT line,
                    string_agg(DISTINCT CASE error_type {reasons} ELSE lower(error_type) END, '; ') AS reason,
                    left(trim(any_value(csv_line), chr(10) || chr(13)), {RAW_KEPT}) AS raw
-            FROM {REJECTS} GROUP BY line
-        ),
+            FROM {REJECTS} GROUP BY line""" if rejected else
+               "SELECT CAST(NULL AS BIGINT) AS line, CAST(NULL AS VARCHAR) AS reason, "
+               "CAST(NULL AS VARCHAR) AS raw WHERE false")
+    skipped = f"SELECT line FROM rejected UNION ALL SELECT line FROM {BLANK_LINES}" if blanks else (
+        "SELECT line FROM rejected")
+    return f"""
+        WITH rejected AS ({rejects}),
+        skipped AS ({skipped}),
         shifts AS (
             SELECT line - {header_lines} - row_number() OVER (ORDER BY line) AS before,
                    row_number() OVER (ORDER BY line) AS shift
-            FROM rejected
+            FROM skipped
         ),
         steps AS (SELECT before, max(shift) AS shift FROM shifts GROUP BY before),
         converted AS (SELECT rowid + 1 AS position, * FROM {CONVERTED})

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nonatomic.replay.ingest.fields import FIELDS, INT, NARROW_INT, REQUIRED, TIME
+from nonatomic.replay.ingest.fields import FIELDS, INT, NARROW_INT, REQUIRED, TEXT, TIME
 from nonatomic.replay.ingest.params import Params
 
 EPOCH_MS_FROM = 1e11
@@ -78,12 +78,27 @@ def problem(field: str, source: Source | None, converted: str, missing: str, par
                       f"THEN '{field} is not an integer: ' || {shown}")
         if field == "attempt":
             checks.append(f"WHEN {converted} < 1 THEN 'attempt must be >= 1: ' || {converted}")
+        if field == "ttl_ms":  # a lease of negative length is no lease: the log is wrong
+            checks.append(f"WHEN {converted} < 0 THEN 'ttl_ms must be >= 0: ' || {converted}")
     if not checks:
         return None
     if FIELDS[field] != INT:
         # A time or text that converted is fine: skip rendering (and trimming) every good value.
         checks.insert(0, f"WHEN {converted} IS NOT NULL THEN NULL")
     return f"CASE {' '.join(checks)} END"
+
+
+def json_type_problem(field: str, json_type: str) -> str | None:
+    """SQL of why a JSON value whose `json_type()` is `json_type` cannot be this text field,
+    else NULL (None when any type will do).  An object or array is no text; the task's
+    identity must be a JSON string (42 and "42" would be one task), while other text
+    fields take numbers and booleans as their text."""
+    if FIELDS[field] != TEXT:
+        return None
+    allowed = "'VARCHAR', 'NULL'" if field in REQUIRED else "'VARCHAR', 'NULL', 'BIGINT', 'UBIGINT', 'DOUBLE', 'BOOLEAN'"
+    kind = (f"CASE {json_type} WHEN 'OBJECT' THEN 'an object' WHEN 'ARRAY' THEN 'an array' "
+            f"WHEN 'BOOLEAN' THEN 'a boolean' ELSE 'a number' END")
+    return f"CASE WHEN {json_type} NOT IN ({allowed}) THEN '{field} is not a string: it is ' || {kind} END"
 
 
 def _time(source: Source) -> str:
@@ -119,7 +134,9 @@ def _integer(source: Source) -> str:
         return f"CASE WHEN {source.sql} = trunc({source.sql}) THEN TRY_CAST({source.sql} AS BIGINT) END"
     text = f"CAST({source.sql} AS VARCHAR)"
     number = f"TRY_CAST({text} AS BIGINT)"
-    # TRY_CAST alone would round '2.5' to 3 and read '1e3' or '0x10': only plain digits count.
+    # TRY_CAST alone would round '2.5' to 3 and read '1e3' or '0x10': only plain digits count,
+    # with a zero fraction at most ('2.0': pandas writes an integer column with gaps as floats).
     # A text that is the number's own rendering is plain digits; the regex checks the others.
     return (f"CASE WHEN CAST({number} AS VARCHAR) = {text} THEN {number} "
-            f"WHEN regexp_full_match({text}, '\\s*[+-]?[0-9]+\\s*') THEN TRY_CAST(trim({text}) AS BIGINT) END")
+            f"WHEN regexp_full_match({text}, '\\s*[+-]?[0-9]+(\\.0+)?\\s*') "
+            f"THEN TRY_CAST(regexp_replace(trim({text}), '\\.0+$', '') AS BIGINT) END")

@@ -3,30 +3,51 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from contextlib import contextmanager
 
 import duckdb
 
+from nonatomic.config import usable_cpus
 from nonatomic.replay.ingest.ledger import LEDGER_DDL
 from nonatomic.replay.ingest.schema import EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL
+
+_DDL = (FILES_DDL, EVENT_ROWS_DDL, EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL)
 
 
 class DatabaseError(Exception):
     """The database cannot be opened or a DuckDB setting is invalid (exit code 2)."""
 
 
+# What a DuckDB database file holds at byte 8 (its header's magic).
+_DUCKDB_MAGIC = b"DUCK"
+# A name DuckDB would hand to an extension (`md:`, `sqlite:`, `postgres:`, `s3://`), but
+# not a Windows drive (`C:`).
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
+# The tables and views of a replay database, and the columns each must have.
+_OURS = {"log_files", "event_rows", "events", "quarantine", "ingested_files"}
+
+
 def connect(db: str | None = None, memory_limit: str | None = None, threads: int | None = None):
-    """A connection with the replay tables; in memory unless `db` names a file."""
+    """A connection with the replay tables; in memory unless `db` names a file, which
+    must be a DuckDB file (or not exist yet) holding nothing but a replay database."""
+    if db is not None:
+        _check_database_file(db)
     config: dict[str, object] = {
         # Line numbers are row positions in converted tables: rows keep file order
         # unless a statement runs `unordered`.
         "preserve_insertion_order": True,
+        # Never fetch or load an extension behind the user's back (a database name, a
+        # file or a function could otherwise make DuckDB download one).
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "allow_community_extensions": False,
     }
     if memory_limit is not None:
         config["memory_limit"] = memory_limit
     if threads is not None:
-        config["threads"] = threads
+        config["threads"] = min(threads, usable_cpus())
     if db is None:
         # DuckDB would spill an in-memory database into ./.tmp of whatever directory we run in.
         config["temp_directory"] = os.path.join(tempfile.gettempdir(), f"nonatomic-spill-{os.getpid()}")
@@ -45,9 +66,58 @@ def connect(db: str | None = None, memory_limit: str | None = None, threads: int
         con.close()
         raise DatabaseError(f"{db}: written by an older nonatomic (events are now stored by file number); "
                             "replay the logs into a new database")
-    for ddl in (FILES_DDL, EVENT_ROWS_DDL, EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL):
+    foreign = _foreign_tables(con)
+    if foreign:
+        con.close()
+        raise DatabaseError(f"{db}: not a nonatomic replay database (it holds {', '.join(foreign[:5])}); "
+                            "give --db a new file or one an earlier replay wrote")
+    for ddl in _DDL:
         con.execute(ddl)
     return con
+
+
+def _check_database_file(db: str) -> None:
+    """Refuse a --db that is not a path, or names a file DuckDB did not write."""
+    if _SCHEME.match(db) and not os.path.exists(db):
+        raise DatabaseError(f"{db}: --db takes the path of a DuckDB file, not a URL or another database's name")
+    if os.path.isdir(db):
+        raise DatabaseError(f"{db}: is a directory")
+    try:
+        with open(db, "rb") as fh:
+            head = fh.read(12)
+    except FileNotFoundError:
+        return  # DuckDB creates it
+    except OSError as exc:
+        raise DatabaseError(f"{db}: cannot open: {exc.strerror}") from exc
+    if head and head[8:12] != _DUCKDB_MAGIC:
+        kind = "a SQLite database" if head.startswith(b"SQLite for") else "not a DuckDB database"
+        raise DatabaseError(f"{db}: {kind}; --db keeps the replay's own DuckDB file (a log goes in LOGS)")
+
+
+def _foreign_tables(con) -> list[str]:
+    """Tables and views of the database that a replay database does not have, or has with
+    other columns."""
+    names = [name for (name,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+        "UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = current_database() "
+        "AND NOT internal ORDER BY 1").fetchall()]
+    foreign = [name for name in names if name not in _OURS]
+    if set(names) & _OURS:
+        reference = duckdb.connect(":memory:")
+        try:
+            for ddl in _DDL:
+                reference.execute(ddl)
+            for name in sorted(set(names) & _OURS):
+                if _columns(con, name) != _columns(reference, name):
+                    foreign.append(f"{name} (other columns)")
+        finally:
+            reference.close()
+    return foreign
+
+
+def _columns(con, name: str) -> list[tuple[str, str]]:
+    return con.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() "
+                       "AND table_name = $name ORDER BY column_index", {"name": name}).fetchall()
 
 
 @contextmanager
@@ -63,11 +133,20 @@ def unordered(con):
 
 @contextmanager
 def transaction(con):
-    """One file's events, quarantine and ledger entry land together or not at all."""
+    """One file's events, quarantine and ledger entry land together or not at all.  When
+    the commit itself fails (a full disk), that error is the one raised: DuckDB has already
+    ended the transaction, and the rollback's own complaint would hide it."""
     con.execute("BEGIN TRANSACTION")
     try:
         yield
-        con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    try:
+        con.execute("COMMIT")
+    except duckdb.Error as exc:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass  # the failed commit ended the transaction
+        raise DatabaseError(f"cannot write the database: {str(exc).splitlines()[0]}") from exc

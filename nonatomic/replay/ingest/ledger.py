@@ -1,14 +1,19 @@
 """Which files a database already holds, so that ingesting them again adds nothing twice.
 
-Each ingest of a file leaves a row in `ingested_files`: the file's content
-hash and size at that moment, its last line, and whether that line was
-complete.  Before the next ingest of a file:
+A file's identity is its path and its content.  Each ingest of a file leaves a
+row in `ingested_files`: the file's content hash and size at that moment, its
+last line, and whether that line was complete.  Before the next ingest of a
+file (its `change`):
 
-- the same content (any path) is skipped;
-- the same path whose file still starts with the ingested bytes (a log that
-  grew) gets only its new lines; a last line that was cut off mid-write is
-  replaced by its completed version;
-- anything else is a new source and is ingested in full.
+- `unchanged`: the same content, at this path or any other (a copy, a rotated
+  log), is skipped;
+- `grown`: the same path whose file still starts with the ingested bytes (an
+  uncompressed JSONL or CSV log that grew) gets only its new lines; a last line
+  that was cut off mid-write is replaced by its completed version;
+- `replaced`: the same path with other content (a repaired line, a rewritten
+  export, a compressed or Parquet file that grew) replaces its earlier version,
+  events, quarantine and ledger rows, in the transaction that loads it;
+- `new`: anything else is ingested in full.
 
 In-memory runs start empty, so they skip the hashing.
 """
@@ -37,19 +42,33 @@ CREATE TABLE IF NOT EXISTS ingested_files (
 _CHUNK = 1 << 20
 
 
+CHANGES = ("new", "grown", "replaced", "unchanged")
+
+
 @dataclass(frozen=True)
 class Plan:
     file: str
     """The name events of this file carry (kept from the first ingest of a growing log)."""
+    change: str = "new"
+    """One of CHANGES."""
     after_line: int = 0
     """Lines up to this one are already in the database."""
     replace_line: int | None = None
     """A previously cut-off last line whose records give way to its completed version."""
     sha256: str | None = None
+    previous: str | None = None
+    """For `replaced`: the name the earlier version's events carry."""
+    held_elsewhere: bool = False
+    """For `replaced`: the new content is already held under another path, so the earlier
+    version goes and nothing is loaded."""
+
+    @property
+    def loads(self) -> bool:
+        return self.change != "unchanged" and not self.held_elsewhere
 
 
-def plan(con, log: LogFile, persistent: bool) -> Plan | None:
-    """What to ingest of this file; None when the database already holds all of it."""
+def plan(con, log: LogFile, persistent: bool) -> Plan:
+    """What to ingest of this file, and what it replaces."""
     if not persistent:
         return Plan(log.path)
     realpath = os.path.realpath(log.path)
@@ -59,17 +78,19 @@ def plan(con, log: LogFile, persistent: bool) -> Plan | None:
         {"realpath": realpath},
     ).fetchone()
     prefix_size = previous[2] if previous else None
-    digest, prefix_digest = _sha256(log.path, prefix_size)
-    if con.execute("SELECT 1 FROM ingested_files WHERE sha256 = $sha LIMIT 1", {"sha": digest}).fetchone():
-        return None
-    grown = previous is not None and prefix_digest == previous[1] and log.format != "parquet" \
-        and log.compression == "none"
-    if not grown:
-        return Plan(log.path, sha256=digest)
+    digest, prefix_digest = _sha256(log.location, prefix_size)
+    if previous is not None and previous[1] == digest:
+        return Plan(previous[0], "unchanged", sha256=digest)
+    held = con.execute("SELECT 1 FROM ingested_files WHERE sha256 = $sha LIMIT 1", {"sha": digest}).fetchone()
+    if previous is None:
+        return Plan(log.path, "unchanged" if held else "new", sha256=digest)
     file, _, _, last_line, complete = previous
+    grown = prefix_digest == previous[1] and log.format in ("jsonl", "csv") and log.compression == "none"
+    if not grown or held:
+        return Plan(log.path, "replaced", sha256=digest, previous=file, held_elsewhere=bool(held))
     if complete:
-        return Plan(file, after_line=last_line, sha256=digest)
-    return Plan(file, after_line=last_line - 1, replace_line=last_line, sha256=digest)
+        return Plan(file, "grown", after_line=last_line, sha256=digest)
+    return Plan(file, "grown", after_line=last_line - 1, replace_line=last_line, sha256=digest)
 
 
 def record(con, log: LogFile, plan_: Plan, lines: int, last_line: int) -> None:
@@ -81,9 +102,19 @@ def record(con, log: LogFile, plan_: Plan, lines: int, last_line: int) -> None:
     )
 
 
-def begin(con, plan_: Plan) -> int:
+def forget(con, log: LogFile, plan_: Plan) -> None:
+    """Remove the earlier version of a replaced file: its events, quarantine and ledger rows."""
+    con.execute(f"DELETE FROM {EVENT_ROWS} WHERE file_id = (SELECT file_id FROM log_files WHERE file = $file)",
+                {"file": plan_.previous})
+    con.execute("DELETE FROM quarantine WHERE file = $file", {"file": plan_.previous})
+    con.execute("DELETE FROM ingested_files WHERE realpath = $realpath", {"realpath": os.path.realpath(log.path)})
+
+
+def begin(con, log: LogFile, plan_: Plan) -> int:
     """The number this file's events are stored under (a new name gets the next one), once the
-    cut-off last line that this ingest replaces is gone."""
+    earlier version it replaces, or the cut-off last line, is gone."""
+    if plan_.change == "replaced":
+        forget(con, log, plan_)
     known = con.execute("SELECT file_id FROM log_files WHERE file = $file", {"file": plan_.file}).fetchone()
     if known is None:
         known = con.execute("INSERT INTO log_files SELECT coalesce(max(file_id), 0) + 1, $file FROM log_files "
@@ -100,7 +131,7 @@ def ends_with_newline(log: LogFile) -> bool:
     """Whether the last line is complete; compressed files are assumed so (checking means decompressing)."""
     if log.format == "parquet" or log.compression != "none":
         return True
-    with open(log.path, "rb") as fh:
+    with open(log.location, "rb") as fh:
         fh.seek(0, os.SEEK_END)
         if fh.tell() == 0:
             return True

@@ -32,8 +32,8 @@ import re
 
 import duckdb
 
-from nonatomic.replay.ingest.convert import Source
-from nonatomic.replay.ingest.fields import FIELDS
+from nonatomic.replay.ingest.convert import Source, json_type_problem
+from nonatomic.replay.ingest.fields import FIELDS, TEXT
 from nonatomic.replay.ingest.inputs import LogFile
 from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.params import Params
@@ -43,13 +43,15 @@ from nonatomic.replay.ingest.records import CONVERTED, RAW_KEPT, converted_sql
 _LINES = "nonatomic_lines"
 _JSON_READER_OBJECT_LIMIT = 16 << 20
 """DuckDB's default `maximum_object_size`; raised for longer allowed lines."""
+_JSON_COMPRESSION = {"none": "uncompressed"}
+"""read_json's name for a plain file: DuckDB before 2.0 refuses `none` there (read_csv takes it)."""
 
 
 def convert_file(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int) -> bool:
     """Convert the file's records with the JSON reader; False (and nothing converted) when it cannot be exact."""
     params = Params()
-    scan = (f"read_json({params(log.path)}, format='newline_delimited', records=true, maximum_depth=1, "
-            f"compression='{log.compression}', "
+    scan = (f"read_json({params(log.location)}, format='newline_delimited', records=true, maximum_depth=1, "
+            f"compression='{_JSON_COMPRESSION.get(log.compression, log.compression)}', "
             f"maximum_object_size={max(int(max_line_bytes) + 2, _JSON_READER_OBJECT_LIMIT)})")
     try:
         rows = con.execute(f"DESCRIBE SELECT * FROM {scan}", params.values).fetchall()
@@ -148,5 +150,9 @@ def _reader(relation: str, columns: list[str], extras: list[str], mapping: Field
     members = [f"CASE WHEN struct_extract(r, {params(name)}) IS NOT NULL THEN to_json({params(name)}) || ':' "
                f"|| struct_extract(r, {params(name)}) END" for name in extras]
     extra = f"CAST(NULLIF('{{' || concat_ws(',', {', '.join(members)}) || '}}', '{{}}') AS JSON)" if extras else "NULL"
-    return Reader(relation=relation, sources=sources, extra=extra, raw="NULL", blank="false", broken="NULL",
+    # The line reader's type checks, on the JSON reader's values.
+    wrong_types = [json_type_problem(field, f"json_type(struct_extract(r, {params(name)}))")
+                   for field, kind in FIELDS.items() if kind == TEXT for name in mapping.sources(field) if name in columns]
+    broken = f"coalesce({', '.join(wrong_types)})" if len(wrong_types) > 1 else (wrong_types or ["NULL"])[0]
+    return Reader(relation=relation, sources=sources, extra=extra, raw="NULL", blank="false", broken=broken,
                   header_lines=0, has_rejects=False)

@@ -135,7 +135,7 @@ def _load(con, log: LogFile, plan: ledger.Plan) -> tuple[int, int, int]:
     # Converted rows and records share their order (both tables are filled by one ordered scan).
     joined = f"{CONVERTED} s JOIN {RECORDS} r ON r.rowid = s.rowid WHERE r.line > $after"
     window = {"file": plan.file, "after": plan.after_line}
-    stored = ledger.begin(con, plan)
+    stored = ledger.begin(con, log, plan)
     base = con.execute(f"SELECT coalesce(max(event_id), 0) FROM {EVENT_ROWS}").fetchone()[0]
     events = con.execute(
         f"INSERT INTO {EVENT_ROWS} SELECT $base + s.rowid + 1, $file_id, r.line, "
@@ -165,8 +165,10 @@ def _records(log: LogFile, mapping: FieldMapping, max_line_bytes: int):
                 raise _Bad(f"line longer than {int(max_line_bytes)} bytes")
             text = _decode(raw)
             found = list(_spans(number, text))  # the whole line first: a malformed one adds no span
-        except _Bad as bad:
-            reason = str(bad)
+        except (_Bad, RecursionError) as bad:
+            # json parses (and renders) nested values recursively: a record nested past the
+            # interpreter's limit is a bad record, not a crash.
+            reason = str(bad) if isinstance(bad, _Bad) else "nested too deeply to read"
             if reason == "invalid JSON" and not raw.endswith(b"\n"):
                 reason = "truncated last line: invalid JSON"
             spans.append((number, reason, raw.decode("utf-8", "replace").rstrip("\r\n")))
@@ -192,7 +194,7 @@ def _lines(log: LogFile):
         raise InputError(f"{log.path}: zstd-compressed OTLP input is not supported; decompress it first")
     opener = gzip.open if log.compression == "gzip" else open
     try:
-        with opener(log.path, "rb") as fh:
+        with opener(log.location, "rb") as fh:
             for number, raw in enumerate(fh, start=1):
                 if raw.strip():
                     yield number, raw

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from nonatomic.replay.ingest.convert import Source
+from nonatomic.replay.ingest.convert import Source, json_type_problem
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import LogFile
+from nonatomic.replay.ingest.lines import EXACT_LINES
 from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.params import Params
 
@@ -48,9 +49,11 @@ class Reader:
     the records after it start that many lines further down."""
 
 
-def reader_for(con, log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: int) -> Reader:
+def reader_for(con, log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: int,
+               exact_lines: bool = False) -> Reader:
+    """`exact_lines`: read a JSONL file's lines from EXACT_LINES (lines.py), not DuckDB's scanner."""
     if log.format == "jsonl":
-        return _jsonl(log, mapping, params, max_line_bytes)
+        return _jsonl(log, mapping, params, max_line_bytes, exact_lines)
     if log.format == "csv":
         return _csv(con, log, mapping, params, max_line_bytes)
     return _parquet(con, log, mapping, params)
@@ -63,12 +66,14 @@ def _line_reader_options(log: LogFile, max_line_bytes: int) -> str:
 
 def jsonl_lines(log: LogFile, params: Params, max_line_bytes: int) -> str:
     """The scan of a JSONL file as one VARCHAR `line` per line (rejected lines go to REJECTS)."""
-    return (f"read_csv({params(log.path)}, columns={{'line': 'VARCHAR'}}, delim='{_UNIT_SEPARATOR}', "
-            f"quote='', escape='', header=false, auto_detect=false, strict_mode=false, "
+    # new_line: else DuckDB takes the first line's ending for the file's, and reads each later
+    # CRLF of a LF file as two line ends (an empty line more, every later number off by one).
+    return (f"read_csv({params(log.location)}, columns={{'line': 'VARCHAR'}}, delim='{_UNIT_SEPARATOR}', "
+            f"quote='', escape='', header=false, auto_detect=false, strict_mode=false, new_line='\\r\\n', "
             f"{_line_reader_options(log, max_line_bytes)})")
 
 
-def _jsonl(log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: int) -> Reader:
+def _jsonl(log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: int, exact_lines: bool) -> Reader:
     names: list[str] = []
     positions: dict[str, list[int]] = {}
     for field in FIELDS:
@@ -76,8 +81,22 @@ def _jsonl(log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: 
             names.append(name)
             positions.setdefault(field, []).append(len(names))
     pointers = params(["/" + name.replace("~", "~0").replace("/", "~1") for name in names])
-    relation = (f"(SELECT line, try(json_extract_string(line, {pointers})) AS parsed "
-                f"FROM {jsonl_lines(log, params, max_line_bytes)})")
+    # A key given twice in a line: the last one counts, as in Python, JavaScript and jq
+    # (DuckDB's lookups find the first).  Only such lines pay for the second parse.
+    last = (f"list_transform({params(names)}, lambda name: list_reverse(json_extract(line, '$.*'))"
+            f"[list_position(list_reverse(json_keys(line)), name)])")
+    twice = "len(json_keys(line)) > len(list_distinct(json_keys(line)))"
+    scan = f"{EXACT_LINES}" if exact_lines else f"(SELECT line, NULL AS bad FROM {jsonl_lines(log, params, max_line_bytes)})"
+    relation = (
+        f"(SELECT line, bad, CASE WHEN twice THEN list_transform(chosen, lambda v: json_extract_string(v, '$')) "
+        f"ELSE try(json_extract_string(line, {pointers})) END AS parsed, "
+        f"CASE WHEN twice THEN list_transform(chosen, lambda v: json_type(v)) "
+        f"ELSE try(json_type(line, {pointers})) END AS types "
+        f"FROM (SELECT *, CASE WHEN twice THEN try({last}) END AS chosen "
+        f"FROM (SELECT *, coalesce(try({twice}), false) AS twice FROM {scan})))"
+    )
+    wrong_types = [check for field in FIELDS for i in positions.get(field, ())
+                   if (check := json_type_problem(field, f"types[{i}]")) is not None]
     sources = {
         field: Source(_first(f"parsed[{i}]" for i in positions[field]))
         for field in FIELDS
@@ -98,17 +117,18 @@ def _jsonl(log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: 
         extra=extra,
         raw="line",
         blank="CASE WHEN starts_with(line, '{') THEN false ELSE line IS NULL OR trim(line) = '' END",
-        broken="CASE WHEN parsed IS NULL THEN 'invalid JSON' "
-               f"WHEN NOT {is_object} THEN 'not a JSON object' END",
+        broken="CASE WHEN bad IS NOT NULL THEN bad WHEN parsed IS NULL THEN 'invalid JSON' "
+               f"WHEN NOT {is_object} THEN 'not a JSON object' "
+               f"ELSE {_first(wrong_types) if wrong_types else 'NULL'} END",
         header_lines=0,
-        has_rejects=True,
+        has_rejects=not exact_lines,
     )
 
 
 def _csv(con, log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: int) -> Reader:
     options = f"header=true, all_varchar=true, strict_mode=true, {_line_reader_options(log, max_line_bytes)}"
-    columns = _describe(con, "read_csv", log.path, options)
-    relation = f"read_csv({params(log.path)}, {options}) AS r"
+    columns = _describe(con, "read_csv", log.location, options)
+    relation = f"read_csv({params(log.location)}, {options}) AS r"
     reader = _columnar(relation, columns, mapping, params, header_lines=1, has_rejects=True)
     values = ", ".join(f"struct_extract(r, {params(name)})" for name in columns)  # all VARCHAR
     return replace(reader, breaks=f"CASE WHEN contains(concat({values}), chr(10)) "
@@ -116,8 +136,8 @@ def _csv(con, log: LogFile, mapping: FieldMapping, params: Params, max_line_byte
 
 
 def _parquet(con, log: LogFile, mapping: FieldMapping, params: Params) -> Reader:
-    columns = _describe(con, "read_parquet", log.path, "")
-    relation = f"read_parquet({params(log.path)}) AS r"
+    columns = _describe(con, "read_parquet", log.location, "")
+    relation = f"read_parquet({params(log.location)}) AS r"
     reader = _columnar(relation, columns, mapping, params, header_lines=0, has_rejects=False)
     return replace(reader, line="file_row_number + 1")
 

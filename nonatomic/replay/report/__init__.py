@@ -21,9 +21,12 @@ def render_json(summary: dict, findings: Iterable[str], quarantine: Iterable[str
 
 
 def render(fmt: str, summary: dict, groups: list[CodeGroups], severities: Mapping[str, int], quarantine: list[dict],
-           timelines: Sequence[Timeline] = (), omitted_tasks: int = 0) -> str:
-    """The report in a human format; `html` also draws `timelines` (and notes `omitted_tasks` not drawn).
-    `quarantine` holds the first quarantined lines; the summary counts them all."""
+           timelines: Sequence[Timeline] = (), omitted_tasks: int = 0, *, color: bool = False) -> str:
+    """The report in a human format; `html` also draws `timelines` (and notes `omitted_tasks` not drawn);
+    `color` styles the text format for a terminal.  `quarantine` holds the first quarantined lines;
+    the summary counts them all."""
     if fmt == "html":
         return html.report(summary, groups, severities, quarantine, list(timelines), omitted_tasks)
-    return {"text": text.report, "md": markdown.report}[fmt](summary, groups, quarantine)
+    if fmt == "text":
+        return text.report(summary, groups, quarantine, color=color)
+    return markdown.report(summary, groups, quarantine)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from nonatomic import __version__
 from nonatomic.replay.report.assets import CSS, SCRIPT, content_security_policy
 from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, extras, seconds
-from nonatomic.replay.report.svg import escape_html, svg
+from nonatomic.replay.report.svg import escape_html, legend, overview, svg
 from nonatomic.rules.severity import SEVERITIES, rank
 
 VALUE_CHARS = 300
@@ -44,12 +44,12 @@ def report(summary: Mapping, groups: list[CodeGroups], severities: Mapping[str, 
     if quarantine:
         body.append(_quarantine(quarantine, summary["quarantined"]))
     body.append(_timelines(timelines, omitted_tasks, "Timelines of the tasks with findings"))
-    return _page("nonatomic replay report", body, with_script=summary["findings"] > 0)
+    return _page("nonatomic replay report", body, with_script=bool(summary["findings"] or timelines))
 
 
 def timeline_page(timelines: list[Timeline], omitted_tasks: int) -> str:
     body = ["<h1>nonatomic timeline</h1>", _timelines(timelines, omitted_tasks, None)]
-    return _page("nonatomic timeline", body, with_script=False)
+    return _page("nonatomic timeline", body, with_script=bool(timelines))
 
 
 def _page(title: str, body: list[str], with_script: bool) -> str:
@@ -124,10 +124,15 @@ def _cut(value: object) -> str:
     return escape_html(text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…")
 
 
-def _because(finding: Mapping) -> str:
-    """The finding's "because" lines (one per named witness), each on a line of its own; drawn
-    timelines show them, the findings table stays one line per finding (it lists thousands)."""
-    return "".join(f'<br><span class="note">{escape_html(line)}</span>' for line in finding.get("because") or ())
+def _because(t: Timeline, anchor: str, n: int, finding: Mapping) -> str:
+    """The finding's "because" lines (one per named witness) under it, each a link to the first
+    event it cites; pointing at one lights up its witnesses in the chart."""
+    cited = {k: row.pos for row in t.rows if row.kind == "event" for m, k, _ in row.because if m == n}
+    items = []
+    for k, line in enumerate(finding.get("because") or ()):
+        text = escape_html(line) if k not in cited else f'<a href="#{anchor}-e{cited[k]}">{escape_html(line)}</a>'
+        items.append(f'<li data-witness="{n}.{k}" data-chart="{anchor}-chart">{text}</li>')
+    return f'<ul class="because">{"".join(items)}</ul>' if items else ""
 
 
 def _evidence(finding: Mapping) -> str:
@@ -148,9 +153,13 @@ def _quarantine(quarantine: list[dict], total: int) -> str:
 
 def _timelines(timelines: list[Timeline], omitted_tasks: int, heading: str | None) -> str:
     out = [f"<h2>{escape_html(heading)}</h2>"] if heading else []
+    anchors = [f"t{k}" for k in range(1, len(timelines) + 1)]
     if timelines:
-        out.append(_legend())
-    out += [_article(t, f"t{k}") for k, t in enumerate(timelines, 1)]
+        out.append(legend())
+    if len(timelines) > 1:
+        out.append('<section class="overview"><h3>Every task drawn, one row each, on one time scale</h3>'
+                   f'{_zoom("overview")}<div class="svgwrap">{overview(timelines, anchors)}</div></section>')
+    out += [_article(t, anchor) for t, anchor in zip(timelines, anchors)]
     if omitted_tasks:
         out.append(f'<p class="note">{omitted_tasks} more task(s) with findings are not drawn, to keep this page '
                    "small; draw one with <code>nonatomic timeline LOG --task ID --format html</code>.</p>")
@@ -162,13 +171,23 @@ def _article(t: Timeline, anchor: str) -> str:
     for n, f in enumerate(t.findings, 1):
         where = ", ".join(_event_link(t, anchor, ev) for ev in f.get("events") or ())
         step = "" if f.get("step") is None else f" step {escape_html(f['step'])}"
-        items.append(f'<li id="{anchor}-f{n}"><span class="sev {escape_html(f["severity"])}">{escape_html(f["severity"])}</span> '
-                     f"<b>{escape_html(f['code'])}</b> {escape_html(f['name'])}{step}: {escape_html(f['message'])} <span class=\"note\">({where})</span>{_because(f)}</li>")
+        items.append(f'<li id="{anchor}-f{n}" data-finding="{n}" data-chart="{anchor}-chart" tabindex="0">'
+                     f'<span class="sev {escape_html(f["severity"])}">{escape_html(f["severity"])}</span> '
+                     f"<b>{escape_html(f['code'])}</b> {escape_html(f['name'])}{step}: {escape_html(f['message'])} "
+                     f'<span class="note">({where})</span>{_because(t, anchor, n, f)}</li>')
     findings = f'<ol class="findings">{"".join(items)}</ol>' if items else ""
     return (f'<article class="timeline" id="{anchor}"><h3>task {escape_html(t.task_id)}</h3>'
-            f'<p class="meta">{escape_html(t.headline())}</p><div class="svgwrap">{svg(t, anchor)}</div>{findings}'
+            f'<p class="meta">{escape_html(t.headline())}</p>{_zoom(anchor)}<div class="svgwrap">{svg(t, anchor)}</div>{findings}'
             f"<details><summary>events and their extra fields ({t.events_drawn} drawn)</summary>"
             f"{_events_table(t, anchor)}</details></article>")
+
+
+def _zoom(anchor: str) -> str:
+    """The zoom buttons of a chart (the page script drives them; dragging across the chart zooms too)."""
+    buttons = "".join(f'<button type="button" data-zoom="{z}">{label}</button>'
+                      for z, label in (("in", "zoom in"), ("out", "zoom out"), ("reset", "whole time")))
+    return (f'<div class="zoom" data-chart="{anchor}-chart">{buttons}'
+            '<span class="note">or drag across the chart to zoom into that stretch</span></div>')
 
 
 def _event_link(t: Timeline, anchor: str, witness: Mapping) -> str:
@@ -199,6 +218,10 @@ def _event_row(t: Timeline, anchor: str, row: Row, fields: list[str]) -> str:
             f"<td>{escape_html(t.lanes[row.lane].label)}</td>")
     if row.kind == "expiry":
         return f'<tr><td></td>{time}<td colspan="{columns - 4}" class="note">{escape_html(row.text)}</td></tr>'
+    if row.kind == "foreign":
+        return (f'<tr class="foreign"><td></td>{time}<td colspan="{columns - 7}" class="note">{escape_html(row.text)}</td>'
+                f'<td>{" ".join(f"[{n}]" for n in row.marks)}</td><td class="nowrap">{_where(row.event)}</td>'
+                "<td></td></tr>")
     values = "".join(f"<td>{escape_html(row.event.get(k, ''))}</td>" for k in fields)
     marks = " ".join(f'<a href="#{anchor}-f{n}">[{n}]</a>' for n in row.marks)
     more = "\n".join(f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
@@ -206,11 +229,3 @@ def _event_row(t: Timeline, anchor: str, row: Row, fields: list[str]) -> str:
     witness = ' class="witness"' if row.marks else ""
     return (f'<tr id="{anchor}-e{row.pos}"{witness}><td>{row.pos}</td>{time}{values}<td>{marks}</td>'
             f'<td class="nowrap">{_where(row.event)}</td><td class="extra">{escape_html(more)}</td></tr>')
-
-
-def _legend() -> str:
-    keys = (("ok", "● ok"), ("failed", "● failed"), ("unknown", "● outcome unknown"),
-            ("unknown", "┅ may still take effect (until a verify settles it; ▶ never settled)"),
-            ("lease", "▭ lock lease (acquire to release or TTL expiry)"), ("mark", "◯ n witness of finding n"),
-            ("", "┆ task start / end"), ("", "▥ events not drawn"))
-    return '<p class="legend">' + "".join(f'<span class="{c}">{escape_html(t)}</span>' for c, t in keys) + "</p>"

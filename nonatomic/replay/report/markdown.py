@@ -1,6 +1,8 @@
 """Timelines as Markdown for an incident ticket: an event table and a Mermaid sequence diagram.
 
-The diagram has one participant per lane.  An op is an activation bar on its
+The diagram has one participant per lane, its statements in the table's order
+(a sequence diagram is not to scale: a long quiet stretch is a note saying
+how long).  An op is an activation bar on its
 step from start to end; a write whose outcome is unknown keeps its bar until
 a verify settles it (or to the end of the diagram), and a lease keeps the
 lock's bar until release or expiry.  Each message starts with the event's
@@ -16,16 +18,19 @@ from __future__ import annotations
 
 import re
 
-from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, evidence, extras,
-                                           seconds, when)
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, duration, evidence,
+                                           extras, seconds, when)
+from nonatomic.replay.report.scale import Scale
+from nonatomic.replay.report.text import clean
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 _MERMAID_PLAIN = frozenset(" _.,/=+()'-→⚠…")
 
 
 def md(value: object) -> str:
-    """A value as literal text inside a Markdown table cell (every Markdown output uses this one)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+    """A value as literal text inside a Markdown table cell (every Markdown output uses this one).
+    Control and bidi characters are escaped as for a terminal: Markdown is read in one too."""
+    return _MD_SPECIAL.sub(r"\\\1", clean(" ".join(str(value).split())))
 
 
 def mermaid(value: object) -> str:
@@ -44,9 +49,10 @@ def render(timelines: list[Timeline], omitted_tasks: int = 0) -> str:
 
 def _timeline(t: Timeline) -> list[str]:
     out = [f"## Task {md(t.task_id)}", "", md(t.headline()) + ".", "",
+           "Lanes: " + " · ".join(f"**{md(lane.key)}** {md(lane.label)}" for lane in t.lanes) + ".", "",
            "| # | time (UTC) | +s | lane | event | findings | extra |", "|--:|---|--:|---|---|---|---|"]
     for row in t.rows:
-        lane = "all" if row.lane is None else md(t.lanes[row.lane].label)
+        lane = "all" if row.lane is None else md(t.lanes[row.lane].key)
         extra = " ".join(f"{k}={v}" for k, v in extras(row).items())
         out.append(f"| {row.pos if row.kind == 'event' else ''} | {'' if row.kind == 'gap' else clock(row.ts_ms)} | "
                    f"{'' if row.kind == 'gap' else seconds(row.ts_ms - t.start_ms)} | {lane} | {md(row.text)} | "
@@ -55,7 +61,8 @@ def _timeline(t: Timeline) -> list[str]:
     if t.findings:
         out += ["| finding | code | name | severity | step | evidence | message |", "|---|---|---|---|--:|---|---|"]
         out += [f"| [{n}] | {f['code']} | {f['name']} | {f['severity']} | {md(_step(f))} | {md(evidence(f))} "
-                f"| {md(f['message'])} |" for n, f in enumerate(t.findings, 1)]
+                f"| {'<br>'.join(md(line) for line in [f['message'], *f.get('because', ())])} |"
+                for n, f in enumerate(t.findings, 1)]
         out.append("")
     return out
 
@@ -72,12 +79,18 @@ def sequence(t: Timeline) -> list[str]:
             for i, (pid, lane) in enumerate(zip(ids, t.lanes))]
     opens, closes = _activations(t)
     last_witness = {n: i for i, row in enumerate(t.rows) for n in row.marks}
+    folds = {s.t1: s for s in Scale(t.times(), t.busy(), 0, 1).folds}
+    everyone = f"{ids[0]},{ids[-1]}" if len(ids) > 1 else ids[0]
     for i, row in enumerate(t.rows):
+        fold = folds.pop(row.ts_ms, None) if row.kind != "gap" else None
+        if fold is not None:
+            out.append(f"    Note over {everyone}: {mermaid(f'… quiet for {duration(fold.t1 - fold.t0)} …')}")
         out += ["    " + line for line in _statement(row, ids)]
         if any(s.dangling and s.end == i for s in t.spans if s.kind != "lease"):
             out.append(f"    Note over {ids[row.lane]}: outcome unknown, may still take effect")
         out += [f"    activate {ids[lane]}" for lane in opens.get(i, ())]
         out += [f"    deactivate {ids[lane]}" for lane in closes.get(i, ())]
+        out += [f"    Note over {ids[row.lane or 0]}: {mermaid(f'[{n}] {clause}')}" for n, _k, clause in row.because]
         for n in sorted(n for n, at in last_witness.items() if at == i):
             f = t.findings[n - 1]
             out.append(f"    Note over {ids[row.lane or 0]}: {mermaid(f'⚠ [{n}] ' + f['code'] + ' ' + f['name'])}")
@@ -90,7 +103,7 @@ def _statement(row: Row, ids: list[str]) -> list[str]:
                    + ("".join(f" ⚠ [{n}]" for n in row.marks)))
     if row.kind == "gap":
         return [f"Note over {ids[0]},{ids[-1]}: {text}" if len(ids) > 1 else f"Note over {ids[0]}: {text}"]
-    if row.kind == "expiry":
+    if row.kind in ("expiry", "foreign"):  # no message: nothing of this task's passed
         return [f"Note over {here}: {text}"]
     if row.role == "end":
         return [f"{here}{'-->>' if row.outcome in ('ok', 'other') else '--x'}T: {text}"]

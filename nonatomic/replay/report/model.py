@@ -51,14 +51,17 @@ class CodeGroups:
 @dataclass(frozen=True)
 class Lane:
     key: str
-    """Short name for narrow columns: T (the task), a step number, L1, L2 ... (locks)."""
+    """Short name for narrow columns: T (the task), a step number, L1, L2 ... (a lock's owners)."""
     label: str
+    other_task: str | None = None
+    """A lock owner's lane of another task: that task's id (its leases of this task's lock)."""
 
 
 @dataclass
 class Row:
     kind: str
-    """`event` (a log line), `expiry` (a lease ran out: no log line) or `gap` (events left out)."""
+    """`event` (a log line of the task), `foreign` (another task's lock event on one of the task's
+    locks), `expiry` (a lease ran out: no log line) or `gap` (events left out)."""
     lane: int | None
     """Index into Timeline.lanes; None for a gap, which spans every lane."""
     ts_ms: int
@@ -73,6 +76,9 @@ class Row:
     """The log line: canonical fields that are set, `ts` as RFC 3339, then the extra fields."""
     marks: list[int] = field(default_factory=list)
     """Numbers (1-based, in Timeline.findings) of the findings this event witnesses."""
+    because: list[tuple[int, int, str]] = field(default_factory=list)
+    """What this event shows for each finding it witnesses: (finding number, index of the
+    line in the finding's `because`, that line without its file:line citation)."""
 
 
 @dataclass(frozen=True)
@@ -113,28 +119,48 @@ class Timeline:
         return (f"{self.events_total} event(s){drawn} from {self.start_text} to {self.end_text} "
                 f"({duration(self.end_ms - self.start_ms)}), {len(self.findings)} finding(s)")
 
+    def times(self) -> list[int]:
+        """The moments drawn (epoch ms), every row's."""
+        return [row.ts_ms for row in self.rows]
+
+    def busy(self) -> list[tuple[int, int]]:
+        """Op intervals in epoch ms: stretches that are never folded (leases and doubtful effects may be)."""
+        return [(self.rows[s.start].ts_ms, self.rows[s.end].ts_ms) for s in self.spans
+                if s.kind != "lease" and s.end is not None]
+
     def lane_states(self) -> list[list[str | None]]:
         """Per row and lane what passes through it: `held` (a lease), `flight` (an op between
         its start and end), `dangling` (an effect that may still land), or None."""
-        rank = {None: 0, "dangling": 1, "flight": 2, "held": 3}
         states: list[list[str | None]] = [[None] * len(self.lanes) for _ in self.rows]
-
-        def fill(lane: int, first: int, last: int, state: str) -> None:
+        for lane, first, last, state in self._passes():
             for row in range(first, last):
-                if rank[state] > rank[states[row][lane]]:
+                if _RANK[state] > _RANK[states[row][lane]]:
                     states[row][lane] = state
+        return states
 
+    def passing_before(self, row: int) -> list[str | None]:
+        """Per lane what passes between row - 1 and `row` (what a folded quiet stretch there holds)."""
+        states: list[str | None] = [None] * len(self.lanes)
+        for lane, first, last, state in self._passes():
+            if first <= row <= last and _RANK[state] > _RANK[states[lane]]:
+                states[lane] = state
+        return states
+
+    def _passes(self):
+        """(lane, first row, row after the last, state) of what passes through rows."""
+        end = len(self.rows)
         for span in self.spans:
-            last = len(self.rows)
             if span.kind == "lease":
-                fill(span.lane, span.start + 1, last if span.end is None else span.end, "held")
+                yield span.lane, span.start + 1, end if span.end is None else span.end, "held"
                 continue
             if span.end is not None:
-                fill(span.lane, span.start + 1, span.end, "flight")
+                yield span.lane, span.start + 1, span.end, "flight"
             if span.dangling:
                 since = span.start if span.end is None else span.end
-                fill(span.lane, since + 1, last if span.settled is None else span.settled, "dangling")
-        return states
+                yield span.lane, since + 1, end if span.settled is None else span.settled, "dangling"
+
+
+_RANK = {None: 0, "dangling": 1, "flight": 2, "held": 3}
 
 
 def extras(row: Row) -> dict:

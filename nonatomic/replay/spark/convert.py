@@ -21,7 +21,7 @@ from nonatomic.replay.ingest.mapping import FieldMapping
 
 _NUMBER = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
 _DATE = r"^\s*[+-]?[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}([T ]|\s*$)"
-_INTEGER = r"^[ \t\n\f\r]*[+-]?[0-9]+[ \t\n\f\r]*$"  # RE2's \s (DuckDB), not Java's
+_INTEGER = r"^[ \t\n\f\r]*[+-]?[0-9]+(\.0+)?[ \t\n\f\r]*$"  # RE2's \s (DuckDB), not Java's; `2.0` as pandas writes it
 _NARROW = {"INTEGER": T.IntegerType()}
 _TYPES = {TIME: T.TimestampType(), INT: T.LongType(), TEXT: T.StringType()}
 
@@ -106,4 +106,4 @@ def _integer(source: Column, kind: T.DataType | None) -> Column:
     if isinstance(kind, (T.FloatType, T.DoubleType, T.DecimalType)):
         return F.when(source == F.floor(source), try_cast(source, T.LongType()))
     text = source.cast("string")
-    return F.when(text.rlike(_INTEGER), try_cast(F.trim(text), T.LongType()))
+    return F.when(text.rlike(_INTEGER), try_cast(F.regexp_replace(F.trim(text), r"\.0+$", ""), T.LongType()))

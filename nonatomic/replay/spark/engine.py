@@ -51,6 +51,7 @@ class SparkReplay:
         """Detectors see only these tasks' events and the lock events of the locks they touched
         (as Replay.restrict); the tasks that have no events."""
         wanted = sorted(set(tasks))
+        missing = self.missing_tasks(wanted)  # before the views are replaced
         stored = self.spark.table(EVENT_ROWS)
         mine = stored.where(F.col("task_id").isin(wanted))
         locks = mine.where(F.col("op").isin(*LOCK_OP_NAMES)).select("target").distinct()
@@ -59,8 +60,7 @@ class SparkReplay:
         kept = mine.unionByName(theirs).repartition("task_id")
         for view in ("events", EVENT_ROWS):
             kept.createOrReplaceTempView(view)
-        found = {row["task_id"] for row in mine.select("task_id").distinct().collect()}
-        return [t for t in wanted if t not in found]
+        return missing
 
     def find(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
              tasks: Iterable[str] | None = None, since: datetime | None = None,
@@ -87,6 +87,14 @@ class SparkReplay:
     def quarantine_texts(self) -> Iterator[str]:
         for row in self.spark.table("quarantine").orderBy("file", "line").toLocalIterator():
             yield json.dumps(row.asDict(), ensure_ascii=False)
+
+    def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
+        """Those of `tasks` that no event belongs to, sorted."""
+        wanted = sorted(set(tasks))
+        if not wanted:
+            return []
+        found = self.spark.table("events").where(F.col("task_id").isin(wanted)).select("task_id").distinct().collect()
+        return sorted(set(wanted) - {row["task_id"] for row in found})
 
     def __enter__(self) -> SparkReplay:
         return self

@@ -33,6 +33,7 @@ class Invalid:
     code: str
     line: int | None = None
     fixed: str | None = None  # the snippet after applying the rule's fix, if it has one
+    severity: str | None = None  # the finding's severity when it is not the rule's own
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "code", source(self.code))
@@ -50,6 +51,12 @@ class Violation:
     # `(module, name)` pairs the replacement uses: the engine adds
     # `from module import name` when it applies the fix (nothing when already imported).
     imports: tuple[tuple[str, str], ...] = ()
+    # Lower than the rule's own severity when a link of the finding's chain (the write,
+    # the retry) was inferred through a helper rather than seen at the site.
+    severity: str | None = None
+    # Other sites of the same hazard (every mutation of one global): one finding, with
+    # these as its related locations.
+    related: tuple[cst.CSTNode, ...] = ()
 
 
 @dataclass
@@ -107,16 +114,41 @@ class LintRule(cst.BatchableCSTVisitor):
         fix_title: str | None = None,
         unsafe_fix: bool = True,
         imports: tuple[tuple[str, str], ...] = (),
+        severity: str | None = None,
+        related: tuple[cst.CSTNode, ...] = (),
     ) -> None:
-        self.violations.append(Violation(node, message, replacement, fix_title, unsafe_fix, imports))
+        self.violations.append(
+            Violation(node, message, replacement, fix_title, unsafe_fix, imports, severity, related)
+        )
 
     @classmethod
     def documentation(cls) -> str:
         return textwrap.dedent(cls.__doc__ or "").strip()
 
     @classmethod
-    def summary(cls) -> str:
-        """The first sentence of 'What it does', for tables and SARIF short descriptions."""
+    def description(cls) -> str:
+        """The first paragraph of 'What it does', on one line."""
         doc = cls.documentation()
         body = doc.split("## What it does", 1)[-1].strip().split("\n\n", 1)[0]
         return " ".join(body.split())
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first sentence of 'What it does' up to its list of cases (a colon or a
+        dash outside parentheses and code), for tables and SARIF short descriptions."""
+        text = cls.description()
+        depth, code = 0, False
+        for i, char in enumerate(text):
+            if char == "`":
+                code = not code
+            elif code:
+                continue
+            elif char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+            elif depth == 0 and (char == ":" or text.startswith(" — ", i)):
+                return text[:i].rstrip() + "."
+            elif depth == 0 and char in ".!?" and (i + 1 == len(text) or text[i + 1 : i + 3].strip()[:1].isupper()):
+                return text[: i + 1]
+        return text

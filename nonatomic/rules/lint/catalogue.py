@@ -12,13 +12,14 @@ beside its rules.)  A rule's module is named by its code and name
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from nonatomic.rules.lint.options import Check, call_specs, one_of, positive_int, positive_number, strings
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.timeouts import UnboundedCallGate, load_specs
-from nonatomic.rules.lint.semantics.tool_config import constructor_types, normal_key, tool_pack
+from nonatomic.rules.lint.semantics.tool_config import LEVELS, constructor_types, normal_key, tool_pack
 from nonatomic.rules.lint.triggers import gates, prefilters
 from nonatomic.rules.lint.triggers.gates import Gate
 from nonatomic.rules.lint.triggers.prefilters import Prefilter
@@ -42,6 +43,8 @@ class Entry:
     prefilter: Callable[[Options, Options], Prefilter | None] = _never
     # what CPython's tree of a file must satisfy (None: no such test)
     gate: Callable[[Options, Options], Gate | None] = _never
+    # The rule's options (`[tool.nonatomic.<name>]`) and what each must be: checked at load.
+    options: Mapping[str, Check] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
@@ -63,9 +66,11 @@ def _always(check: Any) -> Callable[[Options, Options], Any]:
 
 # A file with none of these words has no retry construct the retry rules can see: a
 # library construct names itself, a hand-written loop sleeps, counts attempts,
-# catches the failure or spins.  One prefilter for the four rules: it runs once per file.
+# catches the failure or spins; Temporal activities and dramatiq actors are retried
+# without a word of it.  One prefilter for the four rules: it runs once per file.
 _RETRY_TEXT = prefilters.Words(
-    (b"retr", b"attempt", b"tries", b"backoff", b"stamina", b"sleep", b"except", b"while", b"count(", b"repeat("),
+    (b"retr", b"attempt", b"tries", b"backoff", b"stamina", b"sleep", b"except", b"while", b"count(", b"repeat(",
+     b"activity.defn", b"dramatiq"),
     ignore_case=True,
 )
 # What a file must contain for any of its calls to be Redis commands (imports, client names).
@@ -78,7 +83,8 @@ def _key_spellings(options: Options, tools: Options) -> Prefilter:
     spellings = tuple(normal_key(s).encode() for s in tool_pack()["idempotency_keys"])
     # Values that differ per evaluation, as a file spells them (`from uuid import uuid4`,
     # `datetime.now()`, `random.random()`, `secrets.token_hex()`, `ulid.new()`).
-    return prefilters.Spellings(spellings, re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid"))
+    # A framework's id of the tool call (`tool_call_id`) is one too.
+    return prefilters.Spellings(spellings, re.compile(rb"uuid|time|random|secrets|ulid|urandom|nanoid|call_id|tool_use_id"))
 
 
 def _named_timeouts(options: Options, tools: Options) -> Prefilter:
@@ -102,9 +108,14 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry(
         "NA101", "retry-write-without-idempotency-key", "error",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
+        options={"min-level": one_of(*LEVELS[1:])},
     ),
-    # A key is volatile only per attempt of a retried write: NA102 needs a retry construct too.
-    Entry("NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings, gate=_always(gates.retry_construct)),
+    # A key is volatile only per attempt of a retried write: NA102 needs a retry construct too,
+    # or a tool call's id (the agent's own retry is a new call).
+    Entry(
+        "NA102", "volatile-idempotency-key", "error", prefilter=_key_spellings, gate=_always(gates.retried_or_call_id),
+        options={"tracing-ids": strings},
+    ),
     Entry(
         "NA103", "retry-on-non-retryable", "warning",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
@@ -112,10 +123,12 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry(
         "NA104", "retry-without-backoff", "warning",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
+        options={"fix-max-wait": positive_int},
     ),
     Entry(
         "NA105", "unbounded-retry", "warning",
         prefilter=_always(_RETRY_TEXT), gate=_always(gates.retry_construct),
+        options={"fix-attempts": positive_int},
     ),
     Entry("NA106", "retry-after-timeout-without-verify", "warning", default_on=False, prefilter=_named_timeouts),
     Entry(
@@ -126,7 +139,14 @@ CATALOGUE: tuple[Entry, ...] = (
         )),
         gate=_always(gates.failure_store),
     ),
-    Entry("NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls),
+    Entry(
+        "NA108", "misleading-tool-annotation", "warning",
+        prefilter=_always(prefilters.Words((b"readOnlyHint", b"idempotentHint"))),
+    ),
+    Entry(
+        "NA201", "call-without-timeout", "error", prefilter=_timeout_imports, gate=_unbounded_calls,
+        options={"extra-calls": call_specs, "ignore-calls": strings, "fix-timeout": positive_number},
+    ),
     Entry(
         "NA202", "agent-run-without-deadline", "warning", default_on=False,
         # A run needs an agent constructor, the Runner, kickoff, or an agent-named
@@ -144,6 +164,7 @@ CATALOGUE: tuple[Entry, ...] = (
     Entry(
         "NA301", "mutable-global-state", "warning",
         prefilter=_always(prefilters.MutatedGlobal()), gate=_always(gates.mutated_global),
+        options={"ignore-names": strings},
     ),
     Entry(
         "NA302", "mutable-class-state", "warning",
@@ -155,9 +176,12 @@ CATALOGUE: tuple[Entry, ...] = (
         ),
         gate=_always(gates.class_container),
     ),
-    Entry("NA401", "lock-without-ttl", "error", prefilter=_REDIS),
+    Entry(
+        "NA401", "lock-without-ttl", "error", prefilter=_REDIS,
+        options={"fix-ttl-ms": positive_int, "fix-lock-timeout": positive_number},
+    ),
     Entry("NA402", "unsafe-lock-release", "error", prefilter=_REDIS),
-    Entry("NA403", "state-without-ttl", "warning", default_on=False, prefilter=_REDIS),
+    Entry("NA403", "state-without-ttl", "warning", default_on=False, prefilter=_REDIS, options={"state-words": strings}),
 )
 _BY_CODE = {entry.code: entry for entry in CATALOGUE}
 

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note
 from nonatomic.rules.lint.semantics.model import Retried
 from nonatomic.rules.lint.semantics.pacing import adapts
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -20,7 +22,14 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     `retrying.retry`, LangChain `.with_retry()`, LangGraph nodes and tasks with a
     `RetryPolicy`, hand-written `for attempt in range(n)` / `while` loops that go
     round again on failure and stop on success, and the module's own retry
-    helpers (`call_with_retry(lambda: crm.create_ticket(payload))`).
+    helpers (`call_with_retry(lambda: crm.create_ticket(payload))`). Task queues,
+    workflow engines, agent frameworks and transports retry too: Celery tasks
+    with `autoretry_for` or `self.retry(...)`, Prefect `@task(retries=...)`,
+    dramatiq actors, huey `retries=`, Temporal activities, Dagster and rq retry
+    policies, arq `raise Retry`, a pydantic-ai tool raising `ModelRetry` after its
+    write, agno `Agent(retries=...)` (its tools), a requests Session with a
+    urllib3 `Retry` that admits POST mounted, a Slack client with connection
+    retry handlers (README: recognised retry constructs).
 
     A key counts when it is passed as a keyword (`idempotency_key=`,
     `ClientToken=`, `dedupe_key=`, ...), as a header (`Idempotency-Key`), or as a
@@ -41,6 +50,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     only retries connection errors raised before the request left
     (`ConnectError`, `ConnectTimeout`) cannot repeat a side effect and is not
     flagged.
+
+    ## Severity
+    An error when both links are seen at the site: a known write (the tool
+    registry's table, a known SDK write, an HTTP write to a host that is not
+    local, a write verb on an external client, a tool named for its write) in a
+    known retry (a retry construct, or a loop that counts its attempts).  When a
+    link is inferred (the write is reached through a module function, guessed
+    from an overloaded verb, or the loop was taken for a retry from its shape)
+    the finding is `info`, and its message names the chain ("`_submit(...)` is a
+    write (it calls `requests.post`)").
 
     ## Example
     ```python
@@ -109,12 +128,12 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             """,
         # A read may be retried.
         """
-        from tenacity import retry
+            from tenacity import retry
 
-        @retry
-        def load(client, order_id):
-            return client.orders.get(order_id)
-        """,
+            @retry
+            def load(client, order_id):
+                return client.orders.get(order_id)
+            """,
         # Iteration over work, not a retry.
         """
             import time
@@ -203,9 +222,9 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             """,
         # `.with_retry()` on a chain of model calls, not on a write tool.
         """
-        def build(prompt, llm):
-            return (prompt | llm).with_retry(stop_after_attempt=3)
-        """,
+            def build(prompt, llm):
+                return (prompt | llm).with_retry(stop_after_attempt=3)
+            """,
         # A key parameter of the module's own tool reaches its write.
         """
             import stripe
@@ -230,151 +249,600 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                             raise
                         candidate = f'{name}_v{i + 1}'
             """,
+        # Framework retries around keyed writes, and framework settings that retry nothing.
+        """
+
+            from celery import shared_task
+            import stripe
+
+            @shared_task(autoretry_for=(stripe.error.APIConnectionError,), retry_backoff=True)
+            def refund(order_id, charge_id):
+                stripe.Refund.create(charge=charge_id, idempotency_key=f"refund-{order_id}")
+            """,
+        """
+
+            from celery import shared_task
+
+            @shared_task(bind=True, max_retries=3)  # no autoretry_for, no self.retry: never retried
+            def send_receipt(self, mailer, order):
+                mailer.send_email(order.email, "receipt")
+            """,
+        # Task queues told not to retry, or not told to.
+        """
+
+            import dramatiq
+            from huey import RedisHuey
+            from rq import Queue
+
+            huey = RedisHuey("mail")
+
+            @dramatiq.actor(max_retries=0)
+            def send_welcome(mailer, user):
+                mailer.send_email(user.email, "welcome")
+
+            @huey.task()
+            def send_digest(mailer, user):
+                mailer.send_email(user.email, "digest")
+
+            def schedule(redis_conn, user):
+                Queue(connection=redis_conn).enqueue(send_welcome, user)
+            """,
+        """
+
+            from prefect import task
+
+            @task(retries=0)
+            def create_ticket(crm, body):
+                return crm.tickets.create(body)
+            """,
+        """
+
+            from pydantic_ai import Agent, ModelRetry
+
+            agent = Agent("openai:gpt-4o")
+
+            @agent.tool_plain
+            def send_email(to: str, body: str) -> str:
+                if "@" not in to:
+                    raise ModelRetry("not an address")  # raised before the write: nothing repeated
+                MAILER.send_email(to, body)
+                return "sent"
+            """,
+        # httpx's transport retries connection failures only, before a request is sent.
+        """
+
+            import httpx
+
+            client = httpx.Client(transport=httpx.HTTPTransport(retries=3), timeout=10)
+
+            def open_ticket(body):
+                return client.post("https://crm.example.com/tickets", json=body)
+            """,
+        # stripe's own network retries send the idempotency key the SDK adds.
+        """
+
+            import stripe
+
+            stripe.max_network_retries = 2
+
+            def refund(charge_id):
+                return stripe.Refund.create(charge=charge_id)
+            """,
+        # botocore retries with the ClientToken it fills; SQS FIFO deduplicates by id.
+        """
+
+            import boto3
+            from botocore.config import Config
+
+            ec2 = boto3.client("ec2", config=Config(retries={"max_attempts": 10, "mode": "standard"}))
+            sqs = boto3.client("sqs")
+
+            def launch(ami):
+                return ec2.run_instances(ImageId=ami, MinCount=1, MaxCount=1)
+
+            def enqueue(url, body, order_id):
+                sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="orders",
+                                 MessageDeduplicationId=order_id)
+            """,
+        # urllib3's default Retry leaves POST alone; a rate-limit handler retries a refused request.
+        """
+
+            import requests
+            from requests.adapters import HTTPAdapter
+            from urllib3.util.retry import Retry
+            from slack_sdk import WebClient
+            from slack_sdk.http_retry import RateLimitErrorRetryHandler
+
+            session = requests.Session()
+            session.mount("https://", HTTPAdapter(max_retries=Retry(total=3, backoff_factor=0.5)))
+            slack = WebClient(token=TOKEN, retry_handlers=[RateLimitErrorRetryHandler(max_retry_count=2)])
+
+            def notify(body):
+                session.post("https://hooks.example.com/x", json=body, timeout=5)
+                slack.chat_postMessage(channel="#ops", text=body["text"])
+            """,
+        # An MCP client calling a read tool by name.
+        """
+
+            from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+            @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+            async def forecast(session, city):
+                return await session.call_tool("get_weather", {"city": city})
+            """,
+        # An OAuth device-code token poll (RFC 8628): the server sets the interval.
+        """
+
+            import asyncio, time
+
+            async def poll_for_token(self, device_code, interval=3.0, timeout=1800.0):
+                start = time.time()
+                while time.time() - start < timeout:
+                    try:
+                        response = await self.http_client.post(
+                            f"{self.base_url}/oauth/device/token",
+                            data={"grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": device_code},
+                        )
+                        if response.status_code == 200:
+                            return response.json()
+                    except Exception as e:
+                        print(f"Error polling for token: {e}")
+                    await asyncio.sleep(interval)
+            """,
+        # An interactive loop: each round is what a person typed.
+        """
+
+            async def playground(browser_session, selector_map):
+                while True:
+                    answer = input("index to click, or q: ")
+                    if answer == "q":
+                        break
+                    try:
+                        node = selector_map[int(answer)]
+                        await browser_session.event_bus.dispatch(ClickElementEvent(node=node))
+                    except ValueError:
+                        print(f"Invalid input: {answer!r}")
+            """,
+        # A reconnect loop: close the old session, connect a new one.
+        """
+
+            import asyncio
+
+            async def connect_to_new_endpoint(self):
+                while not self.closed:
+                    try:
+                        if self.current_session is not None:
+                            await self.current_session.close()
+                        self.current_session = await self.aiohttp_client_session.ws_connect(self.wss_uri)
+                        self.current_session_monitor.cancel()
+                        return
+                    except Exception as e:
+                        self.logger.exception(f"Failed to connect: {e}")
+                        await asyncio.sleep(self.ping_interval)
+            """,
+        # A readiness probe of a local server.
+        """
+
+            import time, requests
+
+            def wait_until_up(port):
+                while True:
+                    try:
+                        requests.post(f"http://127.0.0.1:{port}/health", timeout=1)
+                        return
+                    except requests.ConnectionError:
+                        time.sleep(0.5)
+            """,
+        # A Redis `WATCH` transaction aborted with `WatchError` was not applied.
+        """
+
+            from redis import WatchError
+
+            def enqueue_dependents(self, job, pipeline):
+                while True:
+                    try:
+                        pipeline.watch(job.dependents_key)
+                        self.queue.enqueue_job(job, pipeline=pipeline)
+                        pipeline.execute()
+                        break
+                    except WatchError:
+                        continue
+            """,
+        # Verify first: go round only when the first attempt provably did not land.
+        """
+
+            import time
+
+            def create_invoice(api, ref, body):
+                for attempt in range(3):
+                    try:
+                        return api.create_invoice(body, reference=ref)
+                    except TimeoutError:
+                        if api.get_invoice(ref):
+                            return api.get_invoice(ref)
+                        time.sleep(2 ** attempt)
+            """,
+        # A model endpoint: inference, not a write.
+        """
+
+            import httpx
+
+            async def complete(client: httpx.AsyncClient, payload):
+                for attempt in range(3):
+                    try:
+                        return await client.post("https://api.example.com/v1/chat/completions", json=payload)
+                    except httpx.TimeoutException:
+                        continue
+            """,
     ]
     INVALID = [
         Invalid(
             """
-            import stripe
-            from tenacity import retry, stop_after_attempt
+                import stripe
+                from tenacity import retry, stop_after_attempt
 
-            @retry(stop=stop_after_attempt(3))
-            def refund(order):
-                return stripe.Refund.create(payment_intent=order.pi, amount=order.total)
-            """,
+                @retry(stop=stop_after_attempt(3))
+                def refund(order):
+                    return stripe.Refund.create(payment_intent=order.pi, amount=order.total)
+                """,
             line=6,
         ),
         Invalid(
             """
-            import tenacity
+                import tenacity
 
-            @tenacity.retry
-            def open_ticket(crm, body):
-                return crm.tickets.create(body)
-            """,
+                @tenacity.retry
+                def open_ticket(crm, body):
+                    return crm.tickets.create(body)
+                """,
             line=5,
         ),
         Invalid(
             """
-            from tenacity import Retrying, stop_after_attempt
+                from tenacity import Retrying, stop_after_attempt
 
-            def book(api, slot):
-                for attempt in Retrying(stop=stop_after_attempt(3)):
-                    with attempt:
-                        api.book_room(slot)
-            """,
+                def book(api, slot):
+                    for attempt in Retrying(stop=stop_after_attempt(3)):
+                        with attempt:
+                            api.book_room(slot)
+                """,
             line=6,
         ),
         Invalid(
             """
-            import backoff, requests
+                import backoff, requests
 
-            @backoff.on_exception(backoff.expo, requests.RequestException)
-            def send_sms(to, text):
-                requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
-            """,
+                @backoff.on_exception(backoff.expo, requests.RequestException)
+                def send_sms(to, text):
+                    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
+                """,
             line=5,
         ),
         Invalid(
             """
-            import stamina, httpx
+                import stamina, httpx
 
-            @stamina.retry(on=httpx.HTTPError, attempts=3)
-            def pay(client, invoice):
-                return client.post('/payments', json=invoice)
-            """,
+                @stamina.retry(on=httpx.HTTPError, attempts=3)
+                def pay(client, invoice):
+                    return client.post('/payments', json=invoice)
+                """,
             line=5,
         ),
         Invalid(
             """
-            from retrying import retry
+                from retrying import retry
 
-            @retry(stop_max_attempt_number=3)
-            def cancel(api, order_id):
-                api.cancel_order(order_id)
-            """,
+                @retry(stop_max_attempt_number=3)
+                def cancel(api, order_id):
+                    api.cancel_order(order_id)
+                """,
             line=5,
         ),
         Invalid(
             """
-            import time
+                import time
 
-            def create(crm, payload):
-                for attempt in range(3):
-                    try:
-                        return crm.create_ticket(payload)
-                    except TimeoutError:
-                        time.sleep(2 ** attempt)
-            """,
+                def create(crm, payload):
+                    for attempt in range(3):
+                        try:
+                            return crm.create_ticket(payload)
+                        except TimeoutError:
+                            time.sleep(2 ** attempt)
+                """,
             line=6,
         ),
         Invalid(
             """
-            def deploy(api, build):
-                done = False
-                while not done:
-                    try:
-                        api.deploy_release(build)
-                        done = True
-                    except Exception:
-                        pass
-            """,
+                def deploy(api, build):
+                    done = False
+                    while not done:
+                        try:
+                            api.deploy_release(build)
+                            done = True
+                        except Exception:
+                            pass
+                """,
             line=5,
+            severity="info",  # a `while` loop with no attempt count: taken for a retry from its shape
         ),
         Invalid(
             """
-            import time
+                import time
 
-            def post_status(http, body):
-                for attempt in range(5):
-                    resp = http.post('https://api.example.com/status', json=body)
-                    if resp.status_code < 500:
-                        return resp
-                    time.sleep(1)
-            """,
-            line=5,
-        ),
-        Invalid(
-            """
-            import time
-
-            def call_with_retry(fn, attempts=3):
-                for i in range(attempts):
-                    try:
-                        return fn()
-                    except Exception:
+                def post_status(http, body):
+                    for attempt in range(5):
+                        resp = http.post('https://api.example.com/status', json=body)
+                        if resp.status_code < 500:
+                            return resp
                         time.sleep(1)
+                """,
+            line=5,
+        ),
+        Invalid(
+            """
+                import time
 
-            def open_ticket(crm, payload):
-                return call_with_retry(lambda: crm.create_ticket(payload))
-            """,
+                def call_with_retry(fn, attempts=3):
+                    for i in range(attempts):
+                        try:
+                            return fn()
+                        except Exception:
+                            time.sleep(1)
+
+                def open_ticket(crm, payload):
+                    return call_with_retry(lambda: crm.create_ticket(payload))
+                """,
             line=11,
         ),
         Invalid(
             """
-            from langchain_core.tools import tool
+                from langchain_core.tools import tool
 
-            @tool
-            def refund_payment(order_id: str) -> str:
-                '''Refund an order.'''
-                return PAYMENTS.refund(order_id)
+                @tool
+                def refund_payment(order_id: str) -> str:
+                    '''Refund an order.'''
+                    return PAYMENTS.refund(order_id)
 
-            safe_refund = refund_payment.with_retry(stop_after_attempt=3)
-            """,
+                safe_refund = refund_payment.with_retry(stop_after_attempt=3)
+                """,
             line=8,
         ),
         Invalid(
             """
-            from langgraph.graph import StateGraph
-            from langgraph.types import RetryPolicy
+                from langgraph.graph import StateGraph
+                from langgraph.types import RetryPolicy
 
-            def send_invoice(state):
-                MAILER.send_email(state['to'], state['pdf'])
-                return state
+                def send_invoice(state):
+                    MAILER.send_email(state['to'], state['pdf'])
+                    return state
 
-            builder = StateGraph(dict)
-            builder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))
-            """,
+                builder = StateGraph(dict)
+                builder.add_node('invoice', send_invoice, retry_policy=RetryPolicy(max_attempts=3))
+                """,
             line=5,
+        ),
+        # Task queues and workflow engines, as their users write them.
+        Invalid("""
+
+                from celery import shared_task
+                import requests
+
+                @shared_task(autoretry_for=(requests.RequestException,), retry_backoff=True, max_retries=5)
+                def send_invoice(invoice_id):
+                    requests.post("https://billing.example.com/invoices/send", json={"id": invoice_id}, timeout=10)
+                """, line=7),
+        Invalid("""
+
+                from proj.celery import app
+
+                @app.task(bind=True, max_retries=3)
+                def charge_card(self, gateway, order):
+                    try:
+                        return gateway.charge(order.card, order.total)
+                    except gateway.Timeout as exc:
+                        raise self.retry(exc=exc, countdown=30)
+                """, line=7),
+        Invalid("""
+
+                from prefect import flow, task
+
+                @task(retries=3, retry_delay_seconds=[1, 10, 100])
+                def create_ticket(crm, body):
+                    return crm.tickets.create(body)
+                """, line=6),
+        Invalid("""
+
+                import dramatiq
+                import requests
+
+                @dramatiq.actor(max_retries=5)
+                def send_welcome(user_id):
+                    requests.post("https://mail.example.com/send", json={"user": user_id}, timeout=5)
+                """, line=7),
+        Invalid("""
+
+                from huey import RedisHuey
+
+                huey = RedisHuey("billing")
+
+                @huey.task(retries=3, retry_delay=10)
+                def refund(payments, order):
+                    payments.refund(order.charge_id)
+                """, line=8),
+        # A task decorator of a queue built elsewhere, known by `retries=` alone: inferred.
+        Invalid("""
+
+                from app.queue import huey
+
+                @huey.task(retries=3, retry_delay=10)
+                def refund(payments, order):
+                    payments.refund(order.charge_id)
+                """, line=6, severity="info"),
+        Invalid("""
+
+                from temporalio import activity
+
+                @activity.defn
+                async def book_room(slot: dict) -> str:
+                    return await HOTEL_API.book_room(slot)
+                """, line=6),
+        Invalid("""
+
+                from datetime import timedelta
+                from temporalio import activity, workflow
+                from temporalio.common import RetryPolicy
+
+                def send_confirmation(order):
+                    MAILER.send_email(order["email"], "confirmed")
+
+                @workflow.defn
+                class OrderWorkflow:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(
+                            send_confirmation, order, start_to_close_timeout=timedelta(seconds=30),
+                            retry_policy=RetryPolicy(maximum_attempts=5),
+                        )
+                """, line=14),
+        Invalid("""
+
+                from dagster import RetryPolicy, op
+
+                @op(retry_policy=RetryPolicy(max_retries=3, delay=5))
+                def publish(context):
+                    BLOG_API.publish_post(context.op_config["post"])
+                """, line=6),
+        Invalid("""
+
+                from redis import Redis
+                from rq import Queue, Retry
+
+                def refund_order(order):
+                    PAYMENTS.refund(order["charge"])
+
+                def schedule(order):
+                    Queue(connection=Redis()).enqueue(refund_order, order, retry=Retry(max=3, interval=[10, 30, 60]))
+                """, line=9),
+        Invalid("""
+
+                import httpx
+                from arq import Retry
+
+                async def notify(ctx, user):
+                    async with httpx.AsyncClient() as client:
+                        r = await client.post("https://hooks.example.com/notify", json=user)
+                    if r.status_code >= 500:
+                        raise Retry(defer=ctx["job_try"] * 5)
+                """, line=7),
+        # Agent frameworks that run a tool or a whole run again.
+        Invalid("""
+
+                from pydantic_ai import Agent, ModelRetry
+
+                agent = Agent("openai:gpt-4o", retries=3)
+
+                @agent.tool_plain
+                def send_email(to: str, body: str) -> str:
+                    reply = MAILER.send_email(to, body)
+                    if not reply.accepted:
+                        raise ModelRetry("the mail server refused it, try again")
+                    return "sent"
+                """, line=8),
+        Invalid("""
+
+                from agno.agent import Agent
+
+                def issue_refund(order_id: str) -> str:
+                    return PAYMENTS.refund(order_id)
+
+                support = Agent(tools=[issue_refund], retries=3, exponential_backoff=True)
+                """, line=7),
+        # Transports that retry a write under the caller.
+        Invalid("""
+
+                import requests
+                from requests.adapters import HTTPAdapter
+                from urllib3.util.retry import Retry
+
+                class CRM:
+                    def __init__(self):
+                        self.session = requests.Session()
+                        retries = Retry(total=5, backoff_factor=1, allowed_methods=None)
+                        self.session.mount("https://", HTTPAdapter(max_retries=retries))
+
+                    def create_ticket(self, body):
+                        return self.session.post("https://crm.example.com/tickets", json=body, timeout=10)
+                """, line=13),
+        Invalid("""
+
+                from slack_sdk import WebClient
+                from slack_sdk.http_retry import ConnectionErrorRetryHandler
+
+                client = WebClient(token=TOKEN, retry_handlers=[ConnectionErrorRetryHandler(max_retry_count=3)])
+
+                def announce(channel, text):
+                    client.chat_postMessage(channel=channel, text=text)
+                """, line=8),
+        # Messaging clients known by their constructors, whatever their variables are called.
+        Invalid("""
+
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+                from twilio.rest import Client
+
+                tw = Client(ACCOUNT_SID, AUTH_TOKEN)
+
+                @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+                def text_customer(phone, body):
+                    return tw.messages.create(to=phone, from_=SENDER, body=body)
+                """, line=9),
+        Invalid("""
+
+                import backoff
+                from python_http_client.exceptions import HTTPError
+                from sendgrid import SendGridAPIClient
+
+                @backoff.on_exception(backoff.expo, HTTPError, max_tries=4)
+                def send_receipt(message):
+                    sg = SendGridAPIClient(API_KEY)
+                    return sg.send(message)
+                """, line=9),
+        # An MCP client calling a write tool by name.
+        Invalid("""
+
+                from tenacity import retry, stop_after_attempt
+
+                @retry(stop=stop_after_attempt(3))
+                async def notify(session, to):
+                    return await session.call_tool("send_email", {"to": to, "subject": "Your refund"})
+                """, line=6),
+        # A tool known by the name it is given to the agent (its body is out of sight).
+        Invalid("""
+
+                from agno.agent import Agent
+                from billing import backend
+
+                def send_invoice(customer_id: str) -> str:
+                    return backend(customer_id)
+
+                billing_agent = Agent(tools=[send_invoice], retries=2, exponential_backoff=True)
+                """, line=8),
+        # Inferred through a helper: reported with the chain, at a lower severity.
+        Invalid(
+            """
+                import time, requests
+
+                def _submit(body):
+                    return requests.post('https://crm.example.com/tickets', json=body, timeout=5)
+
+                def open_ticket(body):
+                    for attempt in range(3):
+                        try:
+                            return _submit(body)
+                        except requests.Timeout:
+                            time.sleep(2 ** attempt)
+                """,
+            line=9,
+            severity="info",
         ),
     ]
 
@@ -401,14 +869,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             if self.registry.key_of_retried(retried, model) is not None:
                 continue
             reported.add(id(retried.node))
-            self.report(retried.node, self._message(retried, write))
+            self.report(retried.node, self._message(retried, write), severity=severity(write, retried.scopes, handed=retried.site is None))
 
     @staticmethod
     def _message(retried: Retried, write) -> str:
         scope = retried.scopes[0]
         what = f"`{write.name}(...)`" if retried.site is not None else f"`{write.name}`"
         via = f" (it calls `{write.via}`)" if write.via else ""
+        guessed = "" if write.known else " (by its name)"
+        shape = shape_note(scope)
         return (
-            f"{what} is a write{via} retried by {scope.label} without an idempotency key: "
+            f"{what} is a write{via}{guessed} retried by {scope.label}{shape} without an idempotency key: "
             "an attempt that timed out after the side effect happened is repeated"
         )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
@@ -20,7 +21,11 @@ class VolatileIdempotencyKey(LintRule):
     Flags an idempotency key that is computed again on every attempt of a retried
     write from a value that changes each time: `uuid4()`, `time.time()`,
     `datetime.now()`, `random`, `secrets`, or a key helper that hashes a payload
-    carrying such a field (`"ts": time.time()`) or reads the clock itself.
+    carrying such a field (`"ts": time.time()`) or reads the clock itself; and a
+    framework's id of the tool call (`ctx.tool_call_id`, `call_id`) when the
+    retry is the agent running the tool again (pydantic-ai `ModelRetry`, an agno
+    run retried) or a tool's key comes from its own call id (LangChain's
+    `InjectedToolCallId`): each call the agent makes again has a new id.
 
     ## Why is this bad?
     The provider deduplicates by key: a second request with the same key is
@@ -132,76 +137,111 @@ class VolatileIdempotencyKey(LintRule):
                 key = hashlib.sha256(payload['order'].encode()).hexdigest()
                 return api.orders.create(json=payload, idempotency_key=key)
             """,
+        # A tool's own retry of one call keeps that call's id.
+        """
+
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            def refund(ctx, order_id):
+                return PAYMENTS.refund(order_id, idempotency_key=ctx.tool_call_id)
+            """,
     ]
     INVALID = [
         Invalid(
             """
-            import uuid
-            from tenacity import retry, stop_after_attempt
+                import uuid
+                from tenacity import retry, stop_after_attempt
 
-            @retry(stop=stop_after_attempt(3))
-            def refund(payments, order):
-                return payments.refunds.create(charge=order.charge_id, idempotency_key=str(uuid.uuid4()))
-            """,
+                @retry(stop=stop_after_attempt(3))
+                def refund(payments, order):
+                    return payments.refunds.create(charge=order.charge_id, idempotency_key=str(uuid.uuid4()))
+                """,
             line=6,
         ),
         Invalid(
             """
-            import time
+                import time
 
-            def book(api, passenger, flight):
-                for attempt in range(3):
-                    key = f'{passenger.id}-{int(time.time())}'
-                    try:
-                        return api.book_flight(flight, passenger, idempotency_key=key)
-                    except TimeoutError:
-                        time.sleep(2)
-            """,
+                def book(api, passenger, flight):
+                    for attempt in range(3):
+                        key = f'{passenger.id}-{int(time.time())}'
+                        try:
+                            return api.book_flight(flight, passenger, idempotency_key=key)
+                        except TimeoutError:
+                            time.sleep(2)
+                """,
             line=7,
         ),
         Invalid(
             """
-            from datetime import datetime
-            import backoff, requests
+                from datetime import datetime
+                import backoff, requests
 
-            @backoff.on_exception(backoff.expo, requests.Timeout, max_tries=3)
-            def create_ticket(body):
-                headers = {'Idempotency-Key': f"ticket-{datetime.now().isoformat()}"}
-                return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=5)
-            """,
+                @backoff.on_exception(backoff.expo, requests.Timeout, max_tries=3)
+                def create_ticket(body):
+                    headers = {'Idempotency-Key': f"ticket-{datetime.now().isoformat()}"}
+                    return requests.post('https://crm.example.com/tickets', json=body, headers=headers, timeout=5)
+                """,
             line=6,
         ),
         Invalid(
             """
-            import hashlib, json, time
-            from tenacity import retry
+                import hashlib, json, time
+                from tenacity import retry
 
-            def make_key(**fields):
-                return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+                def make_key(**fields):
+                    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
-            @retry
-            def transfer(bank, src, dst, amount):
-                payload = {'src': src, 'dst': dst, 'amount': amount, 'timestamp': time.time()}
-                return bank.transfers.create(json=payload, dedupe_key=make_key(**payload))
-            """,
+                @retry
+                def transfer(bank, src, dst, amount):
+                    payload = {'src': src, 'dst': dst, 'amount': amount, 'timestamp': time.time()}
+                    return bank.transfers.create(json=payload, dedupe_key=make_key(**payload))
+                """,
             line=10,
         ),
         Invalid(
             """
-            import uuid
+                import uuid
 
-            def call_with_retry(fn, attempts=3):
-                for i in range(attempts):
-                    try:
-                        return fn()
-                    except OSError:
-                        pass
+                def call_with_retry(fn, attempts=3):
+                    for i in range(attempts):
+                        try:
+                            return fn()
+                        except OSError:
+                            pass
 
-            def cancel(api, sub_id):
-                return call_with_retry(lambda: api.cancel_subscription(sub_id, client_token=uuid.uuid4().hex))
-            """,
+                def cancel(api, sub_id):
+                    return call_with_retry(lambda: api.cancel_subscription(sub_id, client_token=uuid.uuid4().hex))
+                """,
             line=11,
         ),
+        # A LangChain tool keyed by its injected call id: the agent's retry is a new call.
+        Invalid("""
+
+                from typing import Annotated
+
+                from langchain_core.tools import InjectedToolCallId, tool
+
+                @tool
+                def refund_order(order_id: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
+                    "Refund an order."
+                    return PAYMENTS.refunds.create(order=order_id, idempotency_key=tool_call_id).id
+                """, line=9),
+        # The agent runs the tool again after ModelRetry: a new call, a new tool_call_id.
+        Invalid("""
+
+                from pydantic_ai import Agent, ModelRetry, RunContext
+
+                agent = Agent("openai:gpt-4o")
+
+                @agent.tool
+                def refund(ctx: RunContext, order_id: str) -> str:
+                    result = PAYMENTS.refund(order_id, idempotency_key=ctx.tool_call_id)
+                    if result.status == "pending":
+                        raise ModelRetry("refund pending, ask again")
+                    return result.id
+                """, line=8),
     ]
 
     def __init__(self, context=None) -> None:
@@ -225,6 +265,28 @@ class VolatileIdempotencyKey(LintRule):
             inner = model.target_function(retried.target, retried.function)
             if inner is not None and retried.site is not None:
                 self._inside(inner, retried, finder, model)
+        for group in model.functions.values():
+            for facts in group:
+                if facts.tool_name:
+                    self._tool_call_ids(facts, finder)
+
+    def _tool_call_ids(self, facts: FunctionFacts, finder: VolatileFinder) -> None:
+        """A tool keyed by its own call's id: the agent's retry of a failed or timed-out
+        call is a new call, with a new id."""
+        for site in facts.sites:
+            key = self._key(site.node, facts)
+            if key is None or id(key) in self.reported:
+                continue
+            found = [s for s in finder.sources(key, facts) if s.call_id]
+            if found and self.registry.write_of(site.node.func, callee=site.callee, carrier=site.node,
+                                                where=facts, model=finder.model) is not None:
+                self.reported.add(id(key))
+                self.report(
+                    key,
+                    f"idempotency key built from {found[0].shown} in tool `{facts.tool_name}`: when the agent "
+                    "calls the tool again after a timeout or an error, that is a new call with a new id, and "
+                    "the provider takes it for a new operation; derive the key from the business operation",
+                )
 
     def _inside(self, facts: FunctionFacts, retried: Retried, finder: VolatileFinder, model: ModuleModel) -> None:
         """A retried module function runs whole on every attempt: so does the key its write mints."""

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import (
@@ -16,6 +18,7 @@ from nonatomic.rules.lint.semantics.retryable import (
     predicate_tests,
     retried_statuses,
     retries_on,
+    status_set,
 )
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 from nonatomic.rules.lint.tree import walk
@@ -45,6 +48,11 @@ class RetryOnNonRetryable(LintRule):
 
     Retrying a read on anything is harmless and is not flagged; catching
     `ConnectionError`, timeouts, 429 or 5xx is what a retry is for.
+
+    ## Severity
+    A warning when the write and the retry are seen at the site; `info` when
+    the write is reached through a module function or the loop was taken for a
+    retry from its shape alone (a `while` loop with no attempt count).
 
     ## Example
     ```python
@@ -89,12 +97,12 @@ class RetryOnNonRetryable(LintRule):
             """,
         # A read may be retried on anything.
         """
-        from tenacity import retry
+            from tenacity import retry
 
-        @retry
-        def load(api, order_id):
-            return api.get_order(order_id)
-        """,
+            @retry
+            def load(api, order_id):
+                return api.get_order(order_id)
+            """,
         """
             def fetch(api, job_id):
                 for attempt in range(3):
@@ -152,82 +160,140 @@ class RetryOnNonRetryable(LintRule):
                     except TimeoutError:
                         time.sleep(1)
             """,
+        # A framework told which failures are transient, or which are not.
+        """
+
+            from celery import shared_task
+            import requests
+
+            @shared_task(autoretry_for=(requests.ConnectionError, requests.Timeout), retry_backoff=True)
+            def send_invoice(invoice_id, key):
+                requests.post(URL, json={"id": invoice_id}, headers={"Idempotency-Key": key}, timeout=10)
+            """,
+        """
+
+            from datetime import timedelta
+            from temporalio import workflow
+            from temporalio.common import RetryPolicy
+
+            def charge(order):
+                return PAYMENTS.charge(order["card"], idempotency_key=order["id"])
+
+            @workflow.defn
+            class Checkout:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(charge, order, start_to_close_timeout=timedelta(seconds=30),
+                                                    retry_policy=RetryPolicy(maximum_attempts=5,
+                                                                             non_retryable_error_types=["CardDeclined"]))
+            """,
+        # The predicate comes from a helper through `**kwargs`: unknown, not missing.
+        """
+
+            from tenacity import Retrying
+
+            def create_charge(client, body, retry_kwargs):
+                for attempt in Retrying(**retry_kwargs):
+                    with attempt:
+                        return client.charges.create(body)
+            """,
     ]
     INVALID = [
         Invalid(
             """
-            import tenacity
+                import tenacity
 
-            @tenacity.retry(stop=tenacity.stop_after_attempt(3))
-            def open_ticket(crm, body):
-                return crm.tickets.create(body)
-            """,
+                @tenacity.retry(stop=tenacity.stop_after_attempt(3))
+                def open_ticket(crm, body):
+                    return crm.tickets.create(body)
+                """,
             line=3,
         ),
         Invalid(
             """
-            import backoff, requests
+                import backoff, requests
 
-            @backoff.on_exception(backoff.expo, Exception, max_tries=4)
-            def send_sms(to, text):
-                requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
-            """,
+                @backoff.on_exception(backoff.expo, Exception, max_tries=4)
+                def send_sms(to, text):
+                    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
+                """,
             line=3,
         ),
         Invalid(
             """
-            import time
+                import time
 
-            def refund(payments, order):
-                for attempt in range(3):
-                    try:
-                        return payments.refund(order.charge_id, idempotency_key=order.id)
-                    except:
-                        time.sleep(2 ** attempt)
-            """,
+                def refund(payments, order):
+                    for attempt in range(3):
+                        try:
+                            return payments.refund(order.charge_id, idempotency_key=order.id)
+                        except:
+                            time.sleep(2 ** attempt)
+                """,
             line=7,
         ),
         Invalid(
             """
-            import time
+                import time
 
-            def deploy(api, build):
-                while True:
-                    try:
-                        api.deploy_release(build)
-                        break
-                    except Exception as exc:
-                        print(exc)
-                        time.sleep(5)
-            """,
+                def deploy(api, build):
+                    while True:
+                        try:
+                            api.deploy_release(build)
+                            break
+                        except Exception as exc:
+                            print(exc)
+                            time.sleep(5)
+                """,
+            line=8, severity="info"),
+        Invalid(
+            """
+                import time
+
+                RETRY_ON = (400, 429, 500, 503)
+
+                def book(http, slot, key):
+                    for attempt in range(4):
+                        resp = http.post('https://api.example.com/bookings', json=slot, headers={'Idempotency-Key': key})
+                        if resp.status_code in RETRY_ON:
+                            time.sleep(2 ** attempt)
+                            continue
+                        return resp
+                """,
             line=8,
         ),
         Invalid(
             """
-            import time
+                from tenacity import retry, retry_if_result, stop_after_attempt
 
-            RETRY_ON = (400, 429, 500, 503)
-
-            def book(http, slot, key):
-                for attempt in range(4):
-                    resp = http.post('https://api.example.com/bookings', json=slot, headers={'Idempotency-Key': key})
-                    if resp.status_code in RETRY_ON:
-                        time.sleep(2 ** attempt)
-                        continue
-                    return resp
-            """,
-            line=8,
-        ),
-        Invalid(
-            """
-            from tenacity import retry, retry_if_result, stop_after_attempt
-
-            @retry(stop=stop_after_attempt(3), retry=retry_if_result(lambda r: r.status_code in {404, 503}))
-            def create_order(api, cart, key):
-                return api.orders.create(cart, idempotency_key=key)
-            """,
+                @retry(stop=stop_after_attempt(3), retry=retry_if_result(lambda r: r.status_code in {404, 503}))
+                def create_order(api, cart, key):
+                    return api.orders.create(cart, idempotency_key=key)
+                """,
             line=3,
         ),
+        Invalid("""
+
+                from celery import shared_task
+
+                @shared_task(autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
+                def open_ticket(crm, body, key):
+                    return crm.tickets.create(body, idempotency_key=key)
+                """, line=4),
+        # A transport that retries a POST on 400 and 404.
+        Invalid("""
+
+                import requests
+                from requests.adapters import HTTPAdapter
+                from urllib3.util.retry import Retry
+
+                session = requests.Session()
+                retry = Retry(total=3, backoff_factor=1, allowed_methods=["GET", "POST"], status_forcelist=[400, 404, 503])
+                session.mount("https://", HTTPAdapter(max_retries=retry))
+
+                def create_order(cart, key):
+                    return session.post(URL, json=cart, headers={"Idempotency-Key": key}, timeout=10)
+                """, line=7),
     ]
 
     def __init__(self, context=None) -> None:
@@ -253,29 +319,35 @@ class RetryOnNonRetryable(LintRule):
                 continue
             for scope in scopes:
                 checked.add(id(scope))
-                self._check(scope, write.name)
+                self._check(scope, write.name, severity(write, [scope], handed=retried.site is None))
 
-    def _check(self, scope: RetryScope, write: str) -> None:
+    def _check(self, scope: RetryScope, write: str, level: str | None) -> None:
+        label = scope.label + shape_note(scope)
         what = retries_on(scope)
         if what is not None and what.everything:
             handler = _catch_all_handler(scope) if scope.kind == "loop" else scope.node
             if handler is not None:
                 caught = _catch_all_spelling(scope, what.names)
-                self.report(handler, f"{scope.label} retries the write `{write}` on {caught}: "
-                            f"client errors and bugs after the side effect are retried too; {_ADVICE}")
+                self.report(handler, f"{label} retries the write `{write}` on {caught}: "
+                            f"client errors and bugs after the side effect are retried too; {_ADVICE}",
+                            severity=level)
                 return
         found = self._statuses(scope)
         if found is not None:
             comparison, codes = found
             shown = ", ".join(map(str, codes))
-            self.report(comparison, f"{scope.label} retries the write `{write}` on non-retryable "
-                        f"status {shown}: the same request gets the same answer; {_ADVICE}")
+            self.report(comparison, f"{label} retries the write `{write}` on non-retryable "
+                        f"status {shown}: the same request gets the same answer; {_ADVICE}", severity=level)
 
     def _statuses(self, scope: RetryScope) -> tuple[cst.CSTNode, list[int]] | None:
         """The test that sends a non-retryable status round again, and those statuses."""
         if scope.kind == "loop":
             branches = [(b.test, goes_round(b.body), else_leaves(b)) for b in _ifs(scope.node.body)]
             falls_round = goes_round(scope.node.body)
+        elif "statuses" in scope.config:  # `Retry(status_forcelist=[...])`
+            setting = scope.config["statuses"].value
+            codes = non_retryable(status_set(setting, self.constants) or set())
+            return (setting, codes) if codes else None
         else:
             predicate = scope.config.get("predicate")
             tests = predicate_tests(predicate.value, self.functions) if predicate is not None else []

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.pacing import (
     FIXED,
@@ -34,7 +36,11 @@ class RetryWithoutBackoff(LintRule):
     Exponential backoff counts even without jitter (it spreads retries out),
     and so does any wait the code computes (`sleep(delay)` where the loop grows
     `delay`, `sleep(backoff(attempt))`). backoff and stamina add jitter by
-    default. Which retries are judged is shared with NA105: retries of work that
+    default. Frameworks are read by their own settings and defaults: a Celery
+    `countdown` (or its default delay without `retry_backoff`) is a fixed wait,
+    as is a Temporal `backoff_coefficient=1.0`; Prefect, huey, rq and Dagster
+    retry at once unless given a delay; urllib3 without `backoff_factor` too.
+    Which retries are judged is shared with NA105: retries of work that
     leaves the machine, not polls of a read and not local computations. A
     hand-written loop that only re-asks after a malformed answer
     (`except json.JSONDecodeError`) is not flagged: the remote side is not
@@ -49,6 +55,11 @@ class RetryWithoutBackoff(LintRule):
     agents' own retries, every `time.sleep(1)` beat in step, until the
     operators blocked the agent pool. Exponential backoff spreads attempts out
     in time; jitter spreads the clients apart.
+
+    ## Severity
+    A warning for a retry construct or a loop that counts its attempts; `info`
+    for a loop taken for a retry from its shape alone (a `while` loop with no
+    attempt count), which the message says.
 
     ## Example
     ```python
@@ -115,9 +126,9 @@ class RetryWithoutBackoff(LintRule):
                 return requests.get(url, timeout=5)
             """,
         """
-        def build(prompt, llm):
-            return (prompt | llm).with_retry(stop_after_attempt=4)
-        """,
+            def build(prompt, llm):
+                return (prompt | llm).with_retry(stop_after_attempt=4)
+            """,
         # A hand-written loop whose wait grows with the attempt or is random.
         """
             import time, requests
@@ -206,30 +217,55 @@ class RetryWithoutBackoff(LintRule):
                         if not state.recovers_from(e):
                             raise
             """,
+        # Frameworks told to back off.
+        """
+
+            from celery import shared_task
+
+            @shared_task(autoretry_for=(IOError,), retry_backoff=True)
+            def sync_contact(crm, contact):
+                crm.contacts.update(contact)
+            """,
+        """
+
+            from prefect import task
+            from prefect.tasks import exponential_backoff
+
+            @task(retries=4, retry_delay_seconds=exponential_backoff(backoff_factor=10))
+            def create_ticket(crm, body, key):
+                return crm.tickets.create(body, idempotency_key=key)
+            """,
+        """
+
+            from dagster import Backoff, Jitter, RetryPolicy, op
+
+            @op(retry_policy=RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.PLUS_MINUS))
+            def publish(context):
+                BLOG_API.publish_post(context.op_config["post"], idempotency_key=context.run_id)
+            """,
     ]
     INVALID = [
         # No retry word in sight: the loop's shape is the retry.
         Invalid(
             """
-            import requests
+                import requests
 
-            def fetch_quote(url):
-                while True:
-                    try:
-                        return requests.get(url, timeout=5).json()
-                    except requests.ConnectionError:
-                        continue
-            """,
-            line=4,
-        ),
+                def fetch_quote(url):
+                    while True:
+                        try:
+                            return requests.get(url, timeout=5).json()
+                        except requests.ConnectionError:
+                            continue
+                """,
+            line=4, severity="info"),
         Invalid(
             """
-            from tenacity import retry, stop_after_attempt
+                from tenacity import retry, stop_after_attempt
 
-            @retry(stop=stop_after_attempt(5))
-            def open_ticket(crm, payload):
-                return crm.tickets.create(payload)
-            """,
+                @retry(stop=stop_after_attempt(5))
+                def open_ticket(crm, payload):
+                    return crm.tickets.create(payload)
+                """,
             line=3,
             fixed="""
                 from tenacity import wait_random_exponential, retry, stop_after_attempt
@@ -241,12 +277,12 @@ class RetryWithoutBackoff(LintRule):
         ),
         Invalid(
             """
-            import tenacity
+                import tenacity
 
-            @tenacity.retry()
-            def refresh(api):
-                return api.get_token()
-            """,
+                @tenacity.retry()
+                def refresh(api):
+                    return api.get_token()
+                """,
             line=3,
             fixed="""
                 import tenacity
@@ -259,82 +295,122 @@ class RetryWithoutBackoff(LintRule):
         # A fixed wait has no fix: only the author knows the intended pacing.
         Invalid(
             """
-            from tenacity import retry, stop_after_attempt, wait_fixed
+                from tenacity import retry, stop_after_attempt, wait_fixed
 
-            @retry(stop=stop_after_attempt(5), wait=wait_fixed(2))
-            def book(api, slot):
-                return api.book_room(slot)
-            """,
+                @retry(stop=stop_after_attempt(5), wait=wait_fixed(2))
+                def book(api, slot):
+                    return api.book_room(slot)
+                """,
             line=3,
         ),
         Invalid(
             """
-            from retrying import retry
+                from retrying import retry
 
-            @retry(stop_max_attempt_number=3, wait_fixed=2000)
-            def cancel(api, order_id):
-                api.cancel_order(order_id)
-            """,
+                @retry(stop_max_attempt_number=3, wait_fixed=2000)
+                def cancel(api, order_id):
+                    api.cancel_order(order_id)
+                """,
             line=3,
         ),
         Invalid(
             """
-            import backoff, requests
+                import backoff, requests
 
-            @backoff.on_exception(backoff.constant, requests.RequestException, max_tries=5, jitter=None)
-            def fetch(url):
-                return requests.get(url, timeout=5)
-            """,
+                @backoff.on_exception(backoff.constant, requests.RequestException, max_tries=5, jitter=None)
+                def fetch(url):
+                    return requests.get(url, timeout=5)
+                """,
             line=3,
         ),
         Invalid(
             """
-            def build(tool):
-                return tool.with_retry(wait_exponential_jitter=False, stop_after_attempt=3)
-            """,
+                def build(tool):
+                    return tool.with_retry(wait_exponential_jitter=False, stop_after_attempt=3)
+                """,
             line=2,
         ),
         # The fixed `time.sleep(1)` of a hand-written loop around a read of an HTTP API.
         Invalid(
             """
-            import time, requests
+                import time, requests
 
-            def rates(base):
-                for attempt in range(5):
-                    try:
-                        return requests.get('https://fx.example.com/rates', params={'base': base}, timeout=5)
-                    except requests.RequestException:
-                        time.sleep(1)
-            """,
+                def rates(base):
+                    for attempt in range(5):
+                        try:
+                            return requests.get('https://fx.example.com/rates', params={'base': base}, timeout=5)
+                        except requests.RequestException:
+                            time.sleep(1)
+                """,
             line=8,
         ),
         # No wait at all: the retry helper goes straight round again.
         Invalid(
             """
-            def call_with_retry(fn, attempts=3):
-                for attempt in range(attempts):
-                    try:
-                        return fn()
-                    except Exception:
-                        pass
-            """,
+                def call_with_retry(fn, attempts=3):
+                    for attempt in range(attempts):
+                        try:
+                            return fn()
+                        except Exception:
+                            pass
+                """,
             line=2,
         ),
         # A constant named like a backoff is still a fixed wait.
         Invalid(
             """
-            import asyncio
-            RETRY_BACKOFF = 2
+                import asyncio
+                RETRY_BACKOFF = 2
 
-            async def refund(payments, order):
-                for _ in range(3):
-                    try:
-                        return await payments.refund(order.id, idempotency_key=order.key)
-                    except TimeoutError:
-                        await asyncio.sleep(RETRY_BACKOFF)
-            """,
+                async def refund(payments, order):
+                    for _ in range(3):
+                        try:
+                            return await payments.refund(order.id, idempotency_key=order.key)
+                        except TimeoutError:
+                            await asyncio.sleep(RETRY_BACKOFF)
+                """,
             line=9,
         ),
+        # Celery's countdown is the same wait every time.
+        Invalid("""
+
+                from celery import shared_task
+
+                @shared_task(bind=True, max_retries=5)
+                def charge(self, gateway, order):
+                    try:
+                        return gateway.charge(order.card, idempotency_key=order.id)
+                    except gateway.Timeout as exc:
+                        raise self.retry(exc=exc, countdown=60)
+                """, line=9),
+        # Dagster's RetryPolicy without a delay retries at once.
+        Invalid("""
+
+                from dagster import RetryPolicy, op
+
+                @op(retry_policy=RetryPolicy(max_retries=3))
+                def publish(context):
+                    BLOG_API.publish_post(context.op_config["post"])
+                """, line=4),
+        # A Temporal policy whose backoff coefficient is 1 waits the same every time.
+        Invalid("""
+
+                from datetime import timedelta
+                from temporalio import workflow
+                from temporalio.common import RetryPolicy
+
+                def send_confirmation(order):
+                    MAILER.send_email(order["email"], "confirmed")
+
+                @workflow.defn
+                class OrderWorkflow:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(
+                            send_confirmation, order, start_to_close_timeout=timedelta(seconds=30),
+                            retry_policy=RetryPolicy(maximum_attempts=5, backoff_coefficient=1.0),
+                        )
+                """, line=15),
     ]
 
     def __init__(self, context=None) -> None:
@@ -354,8 +430,9 @@ class RetryWithoutBackoff(LintRule):
             else:
                 self.report(
                     _fixed_wait(scope),
-                    f"{scope.label} waits the same time before every attempt, with no jitter: "
+                    f"{scope.label}{shape_note(scope)} waits the same time before every attempt, with no jitter: "
                     "clients that failed together retry together, in waves; back off exponentially, with jitter",
+                    severity=severity(None, [scope]),
                 )
 
     def _no_wait(self, scope: RetryScope) -> None:
@@ -363,8 +440,9 @@ class RetryWithoutBackoff(LintRule):
         fix = tenacity_setting(scope, "wait", "wait_random_exponential", args)
         self.report(
             header(scope),
-            f"{scope.label} starts the next attempt at once: every failed client retries "
+            f"{scope.label}{shape_note(scope)} starts the next attempt at once: every failed client retries "
             "immediately and keeps an overloaded service down; back off exponentially, with jitter",
+            severity=severity(None, [scope]),
             replacement=fix[0] if fix else None,
             fix_title=f"Add `wait=wait_random_exponential({args})`" if fix else None,
             imports=fix[1] if fix else (),

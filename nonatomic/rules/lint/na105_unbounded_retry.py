@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.confidence import severity, shape_note
 from nonatomic.rules.lint.semantics.pacing import NEVER, header, paced_scopes, stop_of, tenacity_setting
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
@@ -31,7 +33,10 @@ class UnboundedRetry(LintRule):
     the next attempt sends (`batch = batch[:half]`). A give-up test that calls
     a function (`if not self.recovers_from(error): raise`) may count attempts
     out of sight and is taken as a limit. stamina, LangChain `.with_retry()`
-    and LangGraph `RetryPolicy` stop by default.
+    and LangGraph `RetryPolicy` stop by default. Frameworks are read by their
+    own settings: Celery's `max_retries=None` and a Temporal `RetryPolicy`
+    with `maximum_attempts=0` (or without it, or none given to
+    `execute_activity`) never stop.
 
     ## Why is this bad?
     A failure that does not clear — the provider is down for an hour, the
@@ -43,6 +48,11 @@ class UnboundedRetry(LintRule):
     `crm.create_ticket` under `@retry` with no `stop`: during a CRM outage the
     worker pool filled with steps that would never finish, and the backlog
     only drained when the pods were restarted.
+
+    ## Severity
+    A warning for a retry construct without a stop; `info` for a loop taken
+    for a retry from its shape alone (a `while` loop with no attempt count),
+    which the message says.
 
     ## Example
     ```python
@@ -95,16 +105,16 @@ class UnboundedRetry(LintRule):
             """,
         # stamina and LangChain stop by default.
         """
-        import stamina, httpx
+            import stamina, httpx
 
-        @stamina.retry(on=httpx.HTTPError)
-        def fetch(client):
-            return client.get('/x')
-        """,
+            @stamina.retry(on=httpx.HTTPError)
+            def fetch(client):
+                return client.get('/x')
+            """,
         """
-        def build(prompt, llm):
-            return (prompt | llm).with_retry()
-        """,
+            def build(prompt, llm):
+                return (prompt | llm).with_retry()
+            """,
         # A counted loop, and a `while True` that gives up on a counter or a deadline.
         """
             import time, requests
@@ -182,22 +192,57 @@ class UnboundedRetry(LintRule):
             """,
         # Settings passed through **kwargs cannot be read.
         """
-        from tenacity import retry
+            from tenacity import retry
 
-        @retry(**RETRY_SETTINGS)
-        def sync(crm):
-            crm.contacts.update(x=1)
-        """,
+            @retry(**RETRY_SETTINGS)
+            def sync(crm):
+                crm.contacts.update(x=1)
+            """,
+        # Frameworks with a limit, their default or given.
+        """
+
+            from celery import shared_task
+
+            @shared_task(autoretry_for=(IOError,), retry_backoff=True, retry_kwargs={"max_retries": 8})
+            def sync_contact(crm, contact):
+                crm.contacts.update(contact)
+            """,
+        """
+
+            import dramatiq
+            import requests
+
+            @dramatiq.actor
+            def send_welcome(user_id, key):
+                requests.post(URL, json={"user": user_id}, headers={"Idempotency-Key": key}, timeout=5)
+            """,
+        """
+
+            from datetime import timedelta
+            from temporalio import workflow
+            from temporalio.common import RetryPolicy
+
+            def send_confirmation(order):
+                MAILER.send_email(order["email"], "confirmed")
+
+            @workflow.defn
+            class OrderWorkflow:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(send_confirmation, order,
+                                                    start_to_close_timeout=timedelta(seconds=30),
+                                                    retry_policy=RetryPolicy(maximum_attempts=5))
+            """,
     ]
     INVALID = [
         Invalid(
             """
-            from tenacity import retry
+                from tenacity import retry
 
-            @retry
-            def open_ticket(crm, payload):
-                return crm.tickets.create(payload)
-            """,
+                @retry
+                def open_ticket(crm, payload):
+                    return crm.tickets.create(payload)
+                """,
             line=3,
             fixed="""
                 from tenacity import stop_after_attempt, retry
@@ -210,14 +255,14 @@ class UnboundedRetry(LintRule):
         # The qualified form needs no new import; comments and other arguments stay.
         Invalid(
             """
-            import tenacity
+                import tenacity
 
-            @tenacity.retry(  # transient CRM errors
-                retry=tenacity.retry_if_exception_type(IOError),
-            )
-            def sync(crm):
-                crm.contacts.update(x=1)
-            """,
+                @tenacity.retry(  # transient CRM errors
+                    retry=tenacity.retry_if_exception_type(IOError),
+                )
+                def sync(crm):
+                    crm.contacts.update(x=1)
+                """,
             line=3,
             fixed="""
                 import tenacity
@@ -232,78 +277,104 @@ class UnboundedRetry(LintRule):
         ),
         Invalid(
             """
-            from tenacity import Retrying, stop_never
+                from tenacity import Retrying, stop_never
 
-            def charge(gateway, card):
-                for attempt in Retrying(stop=stop_never):
-                    with attempt:
-                        gateway.charge(card)
-            """,
+                def charge(gateway, card):
+                    for attempt in Retrying(stop=stop_never):
+                        with attempt:
+                            gateway.charge(card)
+                """,
             line=4,
         ),
         Invalid(
             """
-            import backoff, requests
+                import backoff, requests
 
-            @backoff.on_exception(backoff.expo, requests.RequestException)
-            def send_sms(to, text):
-                requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
-            """,
+                @backoff.on_exception(backoff.expo, requests.RequestException)
+                def send_sms(to, text):
+                    requests.post('https://sms.example.com/send', json={'to': to}, timeout=5)
+                """,
             line=3,
         ),
         Invalid(
             """
-            from retrying import retry
+                from retrying import retry
 
-            @retry(wait_exponential_multiplier=1000)
-            def cancel(api, order_id):
-                api.cancel_order(order_id)
-            """,
+                @retry(wait_exponential_multiplier=1000)
+                def cancel(api, order_id):
+                    api.cancel_order(order_id)
+                """,
             line=3,
         ),
         # `while True` around an HTTP call with a sleep but no way out on failure.
         Invalid(
             """
-            import time, requests
+                import time, requests
 
-            def report(body):
-                while True:
-                    try:
-                        return requests.post('https://hooks.example.com/x', json=body, timeout=5)
-                    except requests.RequestException:
-                        time.sleep(5)
-            """,
-            line=4,
-        ),
+                def report(body):
+                    while True:
+                        try:
+                            return requests.post('https://hooks.example.com/x', json=body, timeout=5)
+                        except requests.RequestException:
+                            time.sleep(5)
+                """,
+            line=4, severity="info"),
         # A success flag is no limit, and a predicate that re-raises some errors is none either.
         Invalid(
             """
-            def deploy(api, build):
-                done = False
-                while not done:
-                    try:
-                        api.deploy_release(build)
-                        done = True
-                    except Exception as exc:
-                        if isinstance(exc, PermissionError):
-                            raise
-            """,
-            line=3,
-        ),
+                def deploy(api, build):
+                    done = False
+                    while not done:
+                        try:
+                            api.deploy_release(build)
+                            done = True
+                        except Exception as exc:
+                            if isinstance(exc, PermissionError):
+                                raise
+                """,
+            line=3, severity="info"),
         # A retry helper retries whatever it is handed.
         Invalid(
             """
-            import itertools, time
+                import itertools, time
 
-            def call_with_retry(fn):
-                for attempt in itertools.count():
-                    try:
-                        return fn()
-                    except ConnectionError:
-                        time.sleep(2 ** attempt)
-            """,
+                def call_with_retry(fn):
+                    for attempt in itertools.count():
+                        try:
+                            return fn()
+                        except ConnectionError:
+                            time.sleep(2 ** attempt)
+                """,
             line=4,
         ),
+        # Celery's `max_retries=None` retries for ever.
+        Invalid("""
+
+                from celery import shared_task
+
+                @shared_task(autoretry_for=(IOError,), retry_backoff=True, max_retries=None)
+                def sync_contact(crm, contact):
+                    crm.contacts.update(contact)
+                """, line=4),
+        # Temporal's `maximum_attempts=0` is unlimited, and so is a policy that does not set it.
+        Invalid("""
+
+                from datetime import timedelta
+                from temporalio import workflow
+                from temporalio.common import RetryPolicy
+
+                def send_confirmation(order):
+                    MAILER.send_email(order["email"], "confirmed")
+
+                @workflow.defn
+                class OrderWorkflow:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(
+                            send_confirmation, order, start_to_close_timeout=timedelta(seconds=30),
+                            retry_policy=RetryPolicy(maximum_attempts=0, initial_interval=timedelta(seconds=2)),
+                        )
+                """, line=13),
     ]
 
     def __init__(self, context=None) -> None:
@@ -320,8 +391,9 @@ class UnboundedRetry(LintRule):
             fix = tenacity_setting(scope, "stop", "stop_after_attempt", str(self.fix_attempts))
             self.report(
                 header(scope),
-                f"{scope.label} has no attempt or time limit: a failure that does not clear "
+                f"{scope.label}{shape_note(scope)} has no attempt or time limit: a failure that does not clear "
                 "retries forever, holding the worker and repeating any side effect",
+                severity=severity(None, [scope]),
                 replacement=fix[0] if fix else None,
                 fix_title=f"Add `stop=stop_after_attempt({self.fix_attempts})`" if fix else None,
                 imports=fix[1] if fix else (),

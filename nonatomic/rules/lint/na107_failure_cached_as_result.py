@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
@@ -13,8 +14,11 @@ from nonatomic.rules.lint.triggers.gates import CACHE_WORDS, RESULT_WORDS, STORE
 # Result words (`RESULT_WORDS`) name a cache only when it outlives the call (an attribute
 # or a module global): a local or a parameter `results` collects this call's per-item outcomes.
 # ... unless the name says it records failures or counts things: that is what they are for.
+# A run's own state (`self.state.results[node_id]`) records how each step ended: the run
+# reads it back, nothing replays it as a cached answer.
 _RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "metrics", "counter",
-                 "counters", "stats", "log", "logs", "history", "attempts", "retries", "dlq"}
+                 "counters", "stats", "log", "logs", "history", "attempts", "retries", "dlq", "state",
+                 "status"}
 # What a stored failure is spelled with.
 _FAILURE_WORDS = {"error", "err", "errors", "fail", "failed", "failure", "exception", "exc",
                   "timeout", "timed", "traceback"}
@@ -60,6 +64,11 @@ class FailureCachedAsResult(LintRule):
     Caching in the `else:` branch or after a successful call is right; counting
     a failure in a metrics counter or writing it to a log or error record
     (`self.errors[key] = exc`) is not a result cache and is not flagged.
+
+    ## Severity
+    An error when the store is named a cache (`idempotency`, `cache`,
+    `dedupe`, `replay`, `memo`); a warning when it is named only like a result
+    store (`results`, `responses`, `outcome`).
 
     ## Example
     ```python
@@ -143,61 +152,97 @@ class FailureCachedAsResult(LintRule):
                     _cache[name] = None
                 return _cache[name]
             """,
+        # A dict that hands a thread's result or exception back to the caller: a slot, not a cache.
+        """
+
+            import asyncio
+            import threading
+
+            def fetch_many(self, urls):
+                outcome = {}
+
+                def runner():
+                    loop = asyncio.new_event_loop()
+                    try:
+                        outcome["pages"] = loop.run_until_complete(self.afetch_many(urls))
+                    except BaseException as e:  # re-raised on the calling thread
+                        outcome["error"] = e
+                    finally:
+                        loop.close()
+
+                thread = threading.Thread(target=runner)
+                thread.start()
+                thread.join()
+                if "error" in outcome:
+                    raise outcome["error"]
+                return outcome["pages"]
+            """,
+        # A run's state records how each node ended: the run reads it, nothing replays it.
+        """
+
+            async def execute_node(self, node):
+                try:
+                    result = await node.executor.invoke_async(self.task)
+                except Exception as e:
+                    node_result = NodeResult(result=e, status=Status.FAILED)
+                    self.state.results[node.node_id] = node_result
+                    raise
+                self.state.results[node.node_id] = NodeResult(result=result, status=Status.COMPLETED)
+            """,
     ]
     INVALID = [
         Invalid(
             """
-            import json
+                import json
 
-            def charge(bank, r, key, amount):
-                try:
-                    result = bank.capture(amount, idempotency_key=key)
-                except TimeoutError as exc:
-                    r.set(f'idem:{key}', json.dumps({'error': str(exc)}), ex=86400)
-                    raise
-                return result
-            """,
-            line=7,
-        ),
-        Invalid(
-            """
-            class Gateway:
-                def call(self, key, tool, args):
+                def charge(bank, r, key, amount):
                     try:
-                        out = tool.invoke(args)
-                    except Exception as e:
-                        out = {'status': 'failed', 'error': repr(e)}
-                        self._idempotency_cache[key] = out
-                    return out
-            """,
+                        result = bank.capture(amount, idempotency_key=key)
+                    except TimeoutError as exc:
+                        r.set(f'idem:{key}', json.dumps({'error': str(exc)}), ex=86400)
+                        raise
+                    return result
+                """,
             line=7,
         ),
         Invalid(
             """
-            import json
+                class Gateway:
+                    def call(self, key, tool, args):
+                        try:
+                            out = tool.invoke(args)
+                        except Exception as e:
+                            out = {'status': 'failed', 'error': repr(e)}
+                            self._idempotency_cache[key] = out
+                        return out
+                """,
+            line=7,
+        ),
+        Invalid(
+            """
+                import json
 
-            def book(api, redis_client, key, slot):
-                try:
-                    result = api.book_room(slot, idempotency_key=key)
-                except TimeoutError as exc:
-                    result = {'status': 'timeout', 'detail': str(exc)}
-                redis_client.set(f'idem:{key}', json.dumps(result), ex=3600)
-                return result
-            """,
+                def book(api, redis_client, key, slot):
+                    try:
+                        result = api.book_room(slot, idempotency_key=key)
+                    except TimeoutError as exc:
+                        result = {'status': 'timeout', 'detail': str(exc)}
+                    redis_client.set(f'idem:{key}', json.dumps(result), ex=3600)
+                    return result
+                """,
             line=8,
         ),
         Invalid(
             """
-            RESPONSES = {}
+                RESPONSES = {}
 
-            def send(mailer, msg_id, msg):
-                try:
-                    RESPONSES[msg_id] = mailer.send_email(msg)
-                except Exception as err:
-                    RESPONSES[msg_id] = err
-            """,
-            line=7,
-        ),
+                def send(mailer, msg_id, msg):
+                    try:
+                        RESPONSES[msg_id] = mailer.send_email(msg)
+                    except Exception as err:
+                        RESPONSES[msg_id] = err
+                """,
+            line=7, severity="warning"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -274,32 +319,24 @@ class FailureCachedAsResult(LintRule):
         shown = source(named)
         if not _cache_name(shown, lasting=self._lasting(holder)) or not _failure(value, failures):
             return
+        # Named a cache (`idempotency`, `cache`, `dedupe`): seen.  Named only like a result
+        # store (`results`, `responses`): inferred, a warning.
+        cache = bool(words(shown) & CACHE_WORDS)
         self.report(
             node,
             f"`{shown}` looks like an idempotency/result cache, and this stores a failure "
             f"(`{source(value)[:60]}`) from an `except` path: retries replay the failure, and a write that "
             "did happen stays reported as failed; cache only a success and drop the entry on failure",
+            severity=None if cache else "warning",
         )
 
     def _lasting(self, holder: cst.BaseExpression) -> bool:
-        """The store outlives this call: not a local or parameter of the current function."""
-        if not isinstance(holder, cst.Name) or not self._functions:
+        """The store outlives this call: not a local or parameter of the current function,
+        nor of one it is nested in (`outcome = {}` handed to a thread's `runner()`)."""
+        if not isinstance(holder, cst.Name):
             return True
-        function = self._functions[-1]
-        params = function.params
-        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-        if isinstance(params.star_arg, cst.Param):
-            names.add(params.star_arg.name.value)
-        if params.star_kwarg is not None:
-            names.add(params.star_kwarg.name.value)
-        if holder.value in names:
-            return False
-        return not any(
-            isinstance(target, cst.Name) and target.value == holder.value
-            for node in _walk(function.body)
-            if isinstance(node, (cst.Assign, cst.AnnAssign))
-            for target in _targets(node)
-        )
+        return not any(_binds(function, holder.value) for function in self._functions)
+
 
     def _after_tries(self, statements) -> None:
         """`except: result = {"error": ...}` then `cache.set(key, result)` after the `try`."""
@@ -318,6 +355,24 @@ class FailureCachedAsResult(LintRule):
                         self._check_store(inner, failures)
                     elif isinstance(inner, cst.Assign):
                         self._check_assign(inner, failures)
+
+
+def _binds(function: cst.FunctionDef, name: str) -> bool:
+    """`name` is a parameter or local of `function`."""
+    params = function.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    if isinstance(params.star_arg, cst.Param):
+        names.add(params.star_arg.name.value)
+    if params.star_kwarg is not None:
+        names.add(params.star_kwarg.name.value)
+    if name in names:
+        return True
+    return any(
+        isinstance(target, cst.Name) and target.value == name
+        for node in _walk(function.body)
+        if isinstance(node, (cst.Assign, cst.AnnAssign))
+        for target in _targets(node)
+    )
 
 
 def _sliced(target: cst.Subscript) -> bool:

@@ -1,16 +1,24 @@
 from __future__ import annotations
 
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
-from nonatomic.rules.lint.semantics.callees import CalleeProvider
+from nonatomic.rules.lint.semantics.agents import is_deadline
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 from nonatomic.rules.lint.semantics.timeouts import load_specs
 from nonatomic.rules.lint.tree import walk
 
 DEFAULT_FIX_TIMEOUT = 30
 _SESSION = "aiohttp.ClientSession"
 _SESSION_REQUESTS = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "request", "ws_connect"})
+_RESULT = "concurrent.futures.Future.result"
+_CHILD_WAITS = frozenset({"subprocess.Popen.wait", "subprocess.Popen.communicate"})
+_CHILD_RUNS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call"})
+_KILLS = frozenset({"kill", "killpg", "terminate", "send_signal"})
+_CAPTURES = frozenset({"capture_output", "stdout", "stderr", "input"})
+_CLI_MODULES = frozenset({"argparse", "click", "typer"})
 
 
 class CallWithoutTimeout(LintRule):
@@ -37,6 +45,12 @@ class CallWithoutTimeout(LintRule):
     is not flagged: the timeout may be in there; nor is an LLM client given its
     own `http_client`, nor an `aiohttp.ClientSession` whose every request in the
     function passes its own `timeout=`.
+
+    ## Severity
+    An error for a network call that waits forever (requests, urlopen, SMTP,
+    sockets, httpx with `timeout=None`); a warning for calls that hang only when
+    a child process, a worker or a queue the module fills misbehaves, and for
+    clients with a long default (LLM SDKs' 10 minutes, aiohttp's 5).
 
     ## Example
     ```python
@@ -72,35 +86,35 @@ class CallWithoutTimeout(LintRule):
     VALID = [
         # A timeout given as keyword, or positionally where the API allows it.
         """
-        import requests
-        requests.get('https://api.example.com', timeout=5)
-        """,
+            import requests
+            requests.get('https://api.example.com', timeout=5)
+            """,
         """
-        import urllib.request
-        urllib.request.urlopen(url, None, 10)
-        """,
+            import urllib.request
+            urllib.request.urlopen(url, None, 10)
+            """,
         """
-        import socket
-        socket.create_connection(('db', 5432), 3)
-        """,
+            import socket
+            socket.create_connection(('db', 5432), 3)
+            """,
         # httpx has a 5 s default: only timeout=None is a hazard.
         """
-        import httpx
-        httpx.post(url, json=body)
-        client = httpx.Client()
-        """,
+            import httpx
+            httpx.post(url, json=body)
+            client = httpx.Client()
+            """,
         # **kwargs may carry the timeout.
         """
-        import requests
-        def call(url, **kw):
-            return requests.get(url, **kw)
-        """,
+            import requests
+            def call(url, **kw):
+                return requests.get(url, **kw)
+            """,
         # Not the requests module: a local object with a .get method.
         """
-        cache = {}
-        cache.get('k')
-        requests = {}
-        """,
+            cache = {}
+            cache.get('k')
+            requests = {}
+            """,
         # A future from as_completed is already done: result() does not wait.
         """
             from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -111,32 +125,32 @@ class CallWithoutTimeout(LintRule):
             """,
         # A non-blocking queue read does not wait.
         """
-        import queue
-        q = queue.Queue()
-        item = q.get(block=False)
-        item = q.get(False)
-        """,
+            import queue
+            q = queue.Queue()
+            item = q.get(block=False)
+            item = q.get(False)
+            """,
         # asyncio's loop-level wait is bounded elsewhere (NA202/NA203 cover it).
         """
-        import asyncio
-        q = asyncio.Queue()
-        async def f():
-            await q.get()
-        """,
+            import asyncio
+            q = asyncio.Queue()
+            async def f():
+                await q.get()
+            """,
         """
-        from openai import OpenAI
-        client = OpenAI(timeout=20.0, max_retries=2)
-        """,
+            from openai import OpenAI
+            client = OpenAI(timeout=20.0, max_retries=2)
+            """,
         """
-        from langchain_openai import ChatOpenAI
-        llm = ChatOpenAI(model='gpt-4o', request_timeout=30)
-        """,
+            from langchain_openai import ChatOpenAI
+            llm = ChatOpenAI(model='gpt-4o', request_timeout=30)
+            """,
         """
-        import aiohttp
-        async def f():
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
-                pass
-        """,
+            import aiohttp
+            async def f():
+                async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
+                    pass
+            """,
         # Each request on the session bounds itself (or may, through **kwargs).
         """
             import aiohttp
@@ -148,23 +162,96 @@ class CallWithoutTimeout(LintRule):
             """,
         # The client's own http_client may carry the timeout.
         """
-        import httpx
-        from openai import AsyncOpenAI
-        client = AsyncOpenAI(http_client=httpx.AsyncClient(timeout=30))
-        """,
+            import httpx
+            from openai import AsyncOpenAI
+            client = AsyncOpenAI(http_client=httpx.AsyncClient(timeout=30))
+            """,
         # A parameter that shadows the module name is not the module.
         """
-        import requests
-        def f(requests):
-            requests.get('x')
-        """,
+            import requests
+            def f(requests):
+                requests.get('x')
+            """,
+        # A connection under a deadline; an annotated client whose calls pass a timeout.
+        """
+
+            import asyncio
+
+            async def ping(host):
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, 443), timeout=5)
+                async with asyncio.timeout(5):
+                    reader, writer = await asyncio.open_connection(host, 443)
+            """,
+        """
+
+            import httpx
+            import requests
+
+            def create_ticket(http: requests.Session, client: httpx.Client, payload):
+                client.post("https://crm.example.com/notes", json=payload)
+                return http.post("https://crm.example.com/tickets", json=payload, timeout=10)
+            """,
+        # The sync-over-async bridge: it is meant to wait for the coroutine.
+        """
+
+            import asyncio
+            from concurrent.futures import ThreadPoolExecutor
+
+            def run_sync(coro):
+                try:
+                    asyncio.get_running_loop()
+                except RuntimeError:
+                    return asyncio.run(coro)
+                with ThreadPoolExecutor(max_workers=1) as pool:
+                    return pool.submit(asyncio.run, coro).result()
+            """,
+        # Reaping a child that was just killed: it exits now.
+        """
+
+            import os, signal, subprocess
+
+            def run_sandboxed(argv, deadline):
+                process = subprocess.Popen(argv, start_new_session=True)
+                try:
+                    process.wait(timeout=deadline)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+                finally:
+                    if process.poll() is None:
+                        process.kill()
+                        process.communicate()
+            """,
+        # A `data:` URL is decoded in memory: no network.
+        """
+
+            import base64
+            import urllib.request
+
+            def decode_base64(value):
+                if value.startswith("data:"):
+                    return urllib.request.urlopen(value).read()
+                return base64.b64decode(value, validate=True)
+            """,
+        # A command-line program runs an install in the foreground, on the user's terminal.
+        """
+
+            import subprocess
+            import click
+
+            @click.command()
+            def install():
+                result = subprocess.run(["uvx", "playwright", "install", "chromium"])
+                if result.returncode == 0:
+                    print("Installation complete.")
+            """,
     ]
     INVALID = [
         Invalid(
             """
-            import requests
-            requests.post('https://pay.example.com/refund', json=body)
-            """,
+                import requests
+                requests.post('https://pay.example.com/refund', json=body)
+                """,
             line=2,
             fixed="""
                 import requests
@@ -172,28 +259,28 @@ class CallWithoutTimeout(LintRule):
                 """,
         ),
         Invalid("""
-            from requests import post as p
-            p(url)
-            """, line=2, fixed="""
-            from requests import post as p
-            p(url, timeout=30)
-            """),
+                from requests import post as p
+                p(url)
+                """, line=2, fixed="""
+                from requests import post as p
+                p(url, timeout=30)
+                """),
         Invalid("""
-            import requests
-            requests.get(url, timeout=None)
-            """, line=2, fixed="""
-            import requests
-            requests.get(url, timeout=30)
-            """),
+                import requests
+                requests.get(url, timeout=None)
+                """, line=2, fixed="""
+                import requests
+                requests.get(url, timeout=30)
+                """),
         Invalid(
             """
-            import requests
+                import requests
 
-            requests.put(
-                url,
-                json=body,
-            )
-            """,
+                requests.put(
+                    url,
+                    json=body,
+                )
+                """,
             line=3,
             fixed="""
                 import requests
@@ -207,108 +294,160 @@ class CallWithoutTimeout(LintRule):
         ),
         # Sessions, however they are made and kept (ruff and bandit miss these).
         Invalid("""
-            import requests
-            s = requests.Session()
-            s.post(url, json=body)
-            """, line=3),
+                import requests
+                s = requests.Session()
+                s.post(url, json=body)
+                """, line=3),
         Invalid("""
-            import requests
-            with requests.session() as s:
-                s.get(url)
-            """, line=3),
+                import requests
+                with requests.session() as s:
+                    s.get(url)
+                """, line=3),
         Invalid(
             """
-            import requests
-            class Crm:
-                def __init__(self):
-                    self.http = requests.Session()
-                def create(self, body):
-                    return self.http.post(self.url, json=body)
-            """,
+                import requests
+                class Crm:
+                    def __init__(self):
+                        self.http = requests.Session()
+                    def create(self, body):
+                        return self.http.post(self.url, json=body)
+                """,
             line=6,
         ),
         Invalid("""
-            import httpx
-            httpx.post(url, json=body, timeout=None)
-            """, line=2),
+                import httpx
+                httpx.post(url, json=body, timeout=None)
+                """, line=2),
         Invalid("""
-            import httpx
-            client = httpx.AsyncClient(timeout=None)
-            """, line=2),
+                import httpx
+                client = httpx.AsyncClient(timeout=None)
+                """, line=2),
         Invalid("""
-            import aiohttp
-            async def f():
-                async with aiohttp.ClientSession() as s:
-                    pass
-            """, line=3),
+                import aiohttp
+                async def f():
+                    async with aiohttp.ClientSession() as s:
+                        pass
+                """, line=3, severity="warning"),
         Invalid("""
-            import aiohttp
-            t = aiohttp.ClientTimeout()
-            """, line=2),
+                import aiohttp
+                t = aiohttp.ClientTimeout()
+                """, line=2),
         # One request on the session without its own timeout is enough.
         Invalid(
             """
-            import aiohttp
-            async def f(url):
-                session = aiohttp.ClientSession()
-                await session.get(url, timeout=5)
-                await session.post(url, json={})
-            """,
-            line=3,
-        ),
+                import aiohttp
+                async def f(url):
+                    session = aiohttp.ClientSession()
+                    await session.get(url, timeout=5)
+                    await session.post(url, json={})
+                """,
+            line=3, severity="warning"),
         Invalid("""
-            from urllib.request import urlopen
-            urlopen(url)
-            """, line=2),
+                from urllib.request import urlopen
+                urlopen(url)
+                """, line=2),
         Invalid("""
-            import smtplib
-            server = smtplib.SMTP('smtp.example.com', 587)
-            """, line=2),
+                import smtplib
+                server = smtplib.SMTP('smtp.example.com', 587)
+                """, line=2),
         Invalid("""
-            import socket
-            socket.create_connection(('db', 5432))
-            """, line=2),
+                import socket
+                socket.create_connection(('db', 5432))
+                """, line=2),
         Invalid("""
-            import subprocess
-            subprocess.run(['kubectl', 'apply', '-f', 'x.yaml'], check=True)
-            """, line=2),
+                import subprocess
+                subprocess.run(['kubectl', 'apply', '-f', 'x.yaml'], check=True)
+                """, line=2, severity="warning"),
         Invalid("""
-            import subprocess
-            p = subprocess.Popen(cmd)
-            out, err = p.communicate()
-            """, line=3),
+                import subprocess
+                p = subprocess.Popen(cmd)
+                out, err = p.communicate()
+                """, line=3, severity="warning"),
         Invalid(
             """
-            from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor() as ex:
-                fut = ex.submit(charge, order)
-                fut.result()
-            """,
-            line=4,
-        ),
+                from concurrent.futures import ThreadPoolExecutor
+                with ThreadPoolExecutor() as ex:
+                    fut = ex.submit(charge, order)
+                    fut.result()
+                """,
+            line=4, severity="warning"),
         Invalid("""
-            import concurrent.futures as cf
-            ex = cf.ThreadPoolExecutor(4)
-            ex.submit(f).result()
-            """, line=3),
+                import concurrent.futures as cf
+                ex = cf.ThreadPoolExecutor(4)
+                ex.submit(f).result()
+                """, line=3, severity="warning"),
         Invalid("""
-            import queue
-            jobs = queue.Queue()
-            def worker():
-                job = jobs.get()
-            """, line=4),
+                import queue
+                jobs = queue.Queue()
+                def worker():
+                    job = jobs.get()
+                """, line=4, severity="warning"),
+        # A client is known by its constructor or its annotation, not its name.
         Invalid("""
-            from openai import OpenAI
-            client = OpenAI()
-            """, line=2),
+
+                import requests
+
+                def create_ticket(http: requests.Session, payload):
+                    return http.post("https://crm.example.com/tickets", json=payload)
+                """, line=5),
         Invalid("""
-            import anthropic
-            client = anthropic.AsyncAnthropic(api_key=key)
-            """, line=2),
+
+                from google.auth.transport.requests import AuthorizedSession
+
+                def upload(credentials, blob):
+                    authed = AuthorizedSession(credentials)
+                    return authed.post("https://storage.googleapis.com/upload/x", data=blob)
+                """, line=6),
         Invalid("""
-            from langchain_anthropic import ChatAnthropic
-            llm = ChatAnthropic(model='claude')
-            """, line=2),
+
+                import urllib.request
+
+                class Fetcher:
+                    def __init__(self):
+                        self.urllibrequest = urllib.request
+
+                    def fetch(self, url):
+                        return self.urllibrequest.urlopen(url).read()
+                """, line=9),
+        Invalid("""
+
+                from dataclasses import dataclass
+
+                import requests
+
+                @dataclass
+                class Crm:
+                    http: requests.Session
+
+                    def create_ticket(self, payload):
+                        return self.http.post("https://crm.example.com/tickets", json=payload)
+                """, line=11),
+        Invalid("""
+
+                from anthropic import AnthropicVertex
+
+                llm = AnthropicVertex(region="us-east5", project_id="acme")
+                """, line=4, severity="warning"),
+        Invalid("""
+
+                import asyncio
+
+                async def ping(host):
+                    reader, writer = await asyncio.open_connection(host, 443)
+                    writer.close()
+                """, line=5),
+        Invalid("""
+                from openai import OpenAI
+                client = OpenAI()
+                """, line=2, severity="warning"),
+        Invalid("""
+                import anthropic
+                client = anthropic.AsyncAnthropic(api_key=key)
+                """, line=2, severity="warning"),
+        Invalid("""
+                from langchain_anthropic import ChatAnthropic
+                llm = ChatAnthropic(model='claude')
+                """, line=2, severity="warning"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -321,12 +460,56 @@ class CallWithoutTimeout(LintRule):
     def visit_Module(self, node: cst.Module) -> None:
         self._scopes: list[cst.CSTNode] = [node]
         self._bound: dict[int, str] = {}  # id(call) -> the name its result is bound to
+        self._deadlines = 0  # `with asyncio.timeout(...)` blocks open around the call
+        self._waited: set[int] = set()  # calls handed to `asyncio.wait_for(..., timeout)`
+        self._killed = [False]  # per function: a child was killed before this point
+        self._tests: list[cst.BaseExpression] = []  # tests of the `if`s around the call
+        self._cli = _is_command_line(node)
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in node.items):
+            self._deadlines += 1
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in original_node.items):
+            self._deadlines -= 1
+
+    def visit_If(self, node: cst.If) -> None:
+        self._tests.append(node.test)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._tests.pop()
+
+    def _by_design(self, node: cst.Call, callee: str) -> bool:
+        """Calls whose wait is bounded by what surrounds them, or is the point."""
+        if callee == _RESULT:
+            # `pool.submit(asyncio.run, coro).result()`: the sync-over-async bridge, meant
+            # to wait for the coroutine (which bounds itself, or is NA202's business).
+            receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
+            return isinstance(receiver, cst.Call) and any(
+                dotted_name(arg.value) == "asyncio.run" for arg in receiver.args[:1]
+            )
+        if callee in _CHILD_WAITS:
+            return self._killed[-1]  # reaping a child that was killed: it exits now
+        if callee == "urllib.request.urlopen" and node.args:
+            return _data_url(node.args[0].value, self._tests)
+        if callee in _CHILD_RUNS:
+            # A command a command-line program runs in the foreground, on the user's
+            # terminal (nothing captured): the user sees it and stops it; a timeout would
+            # cut an install or a server short.
+            return self._cli and not any(arg.keyword is not None and arg.keyword.value in _CAPTURES for arg in node.args)
+        return False
+
+    def _under_deadline(self, node: cst.Call) -> bool:
+        return self._deadlines > 0 or id(node) in self._waited
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._scopes.append(node)
+        self._killed.append(False)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._scopes.pop()
+        self._killed.pop()
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None and isinstance(node.asname.name, cst.Name):
@@ -361,9 +544,14 @@ class CallWithoutTimeout(LintRule):
         )
 
     def visit_Call(self, node: cst.Call) -> None:
+        if node.args and is_deadline(node):  # `wait_for(open_connection(...), 10)`
+            first = node.args[0].value
+            self._waited.add(id(first.expression if isinstance(first, cst.Await) else first))
+        if (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _KILLS:
+            self._killed[-1] = True
         callee = self.get_metadata(CalleeProvider, node, None)
         spec = self.specs.get(callee) if callee else None
-        if spec is None or callee in self.ignored or calls.has_star_kwargs(node):
+        if spec is None or callee in self.ignored or calls.has_star_kwargs(node) or self._by_design(node, callee):
             return
         if spec.nonblocking is not None:
             flag = calls.argument(node, (spec.nonblocking[0],), spec.nonblocking[1])
@@ -375,6 +563,8 @@ class CallWithoutTimeout(LintRule):
         explicit_none = given is not None and calls.is_none(given.value)
         if spec.when == "none":
             bad = explicit_none
+        elif spec.when == "wrapped":
+            bad = not self._under_deadline(node)
         else:
             bad = given is None or explicit_none
         if not bad or (callee == _SESSION and not explicit_none and self._requests_bounded(node)):
@@ -385,11 +575,46 @@ class CallWithoutTimeout(LintRule):
         replacement = None
         if spec.fixable:
             replacement = calls.with_keyword(
-                node, spec.keywords[0], cst.Integer(str(self.fix_timeout))
+                node, spec.keywords[0], cst.parse_expression(repr(self.fix_timeout))
             )
         self.report(
             node,
             f"`{shown}(...)` has {what}: {spec.why}",
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
+            severity=spec.severity,
         )
+
+
+def _is_command_line(module: cst.Module) -> bool:
+    """A command-line program: it imports argparse, click or typer, or runs as `__main__`."""
+    for statement in module.body:
+        if isinstance(statement, cst.If) and "__main__" in _texts(statement.test):
+            return True
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import):
+                    if any((dotted_name(a.name) or "").split(".")[0] in _CLI_MODULES for a in small.names):
+                        return True
+                elif isinstance(small, cst.ImportFrom) and small.module is not None:
+                    if (dotted_name(small.module) or "").split(".")[0] in _CLI_MODULES:
+                        return True
+    return False
+
+
+def _texts(node: cst.CSTNode) -> list[str]:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return [value] if isinstance(value, str) else []
+    return [text for child in walk.children(node) for text in _texts(child)]
+
+
+def _data_url(arg: cst.BaseExpression, tests: list[cst.BaseExpression]) -> bool:
+    """`urlopen("data:...")`, or its argument tested with `.startswith("data:")` around it:
+    a `data:` URL is decoded in memory, with no network."""
+    if any(text.startswith("data:") for text in _texts(arg)):
+        return True
+    return isinstance(arg, cst.Name) and any(
+        "data:" in "".join(_texts(test)) and arg.value in {n.value for n in walk.subtree(test) if isinstance(n, cst.Name)}
+        for test in tests
+    )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -7,6 +8,8 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.semantics.names import words
+from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.pending import catches_timeout, handles_tasks, is_passive
 from nonatomic.rules.lint.tree import walk
 
@@ -22,6 +25,11 @@ _SHIELD = ("asyncio.shield", "asyncio.tasks.shield")
 _FUTURE_RESULT = "concurrent.futures.Future.result"
 _EXECUTOR = "concurrent.futures.Executor"
 _EARLY_RETURNS = frozenset({"FIRST_COMPLETED", "FIRST_EXCEPTION"})
+# Calls that stop abandoned work: a cancel, a kill of the child, a stop of the runner;
+# `.set()` on a cooperative token named for it (`budget.cancelled.set()`).
+_CLEANUP = frozenset({"cancel", "kill", "killpg", "terminate", "stop", "shutdown", "abort", "cancel_all"})
+_TOKEN_WORDS = frozenset({"cancel", "cancelled", "canceled", "cancellation", "stop", "stopped", "abort",
+                          "aborted", "shutdown", "interrupt", "interrupted"})
 
 
 @dataclass
@@ -40,6 +48,18 @@ class _Frame:
     assigned: dict[str, cst.BaseExpression] = field(default_factory=dict)
     loops: list[set[str]] = field(default_factory=list)  # names bound so far in each enclosing loop
     pools: int = 0  # enclosing `with ThreadPoolExecutor() as ex:` blocks: leaving one waits for its work
+    node: cst.CSTNode | None = None  # the function (or module)
+    deadlines: list[bool] = field(default_factory=list)  # enclosing `while`s: tested against a clock?
+    _cleanup: bool | None = None
+
+    def cleans_up(self) -> bool:
+        """The function stops abandoned work somewhere: it cancels, kills or stops it, or
+        sets a cooperative cancel token (before the wait, in the handler, in `finally`)."""
+        if self._cleanup is None:
+            self._cleanup = self.node is not None and any(
+                _stops(node) for node in walk.subtree(self.node) if isinstance(node, cst.Call)
+            )
+        return self._cleanup
 
 
 class TimeoutWithoutCancel(LintRule):
@@ -131,34 +151,34 @@ class TimeoutWithoutCancel(LintRule):
             """,
         # Handed to a helper, returned, or gathered.
         """
-        import asyncio
-        async def f(cs):
-            ts = [asyncio.create_task(c) for c in cs]
-            done, pending = await asyncio.wait(ts, timeout=5)
-            await cancel_all(pending)
-        """,
+            import asyncio
+            async def f(cs):
+                ts = [asyncio.create_task(c) for c in cs]
+                done, pending = await asyncio.wait(ts, timeout=5)
+                await cancel_all(pending)
+            """,
         """
-        import asyncio
-        async def f(cs):
-            ts = [asyncio.create_task(c) for c in cs]
-            return await asyncio.wait(ts, timeout=5)
-        """,
+            import asyncio
+            async def f(cs):
+                ts = [asyncio.create_task(c) for c in cs]
+                return await asyncio.wait(ts, timeout=5)
+            """,
         """
-        import asyncio
-        async def f(cs):
-            ts = [asyncio.create_task(c) for c in cs]
-            done, pending = await asyncio.wait(ts, timeout=5)
-            return done, pending
-        """,
+            import asyncio
+            async def f(cs):
+                ts = [asyncio.create_task(c) for c in cs]
+                done, pending = await asyncio.wait(ts, timeout=5)
+                return done, pending
+            """,
         # Result discarded, but the tasks waited on are cancelled afterwards.
         """
-        import asyncio
-        async def f(cs):
-            ts = [asyncio.create_task(c) for c in cs]
-            await asyncio.wait(ts, timeout=5)
-            for t in ts:
-                t.cancel()
-        """,
+            import asyncio
+            async def f(cs):
+                ts = [asyncio.create_task(c) for c in cs]
+                await asyncio.wait(ts, timeout=5)
+                for t in ts:
+                    t.cancel()
+            """,
         # The tasks of a literal set, cancelled by name afterwards.
         """
             import asyncio
@@ -188,12 +208,12 @@ class TimeoutWithoutCancel(LintRule):
                     done, self.pending = await asyncio.wait(self.pending, return_when=asyncio.FIRST_COMPLETED)
             """,
         """
-        import asyncio
-        class Pty:
-            async def settle(self):
-                tasks = tuple(self._closing)
-                await asyncio.wait(tasks, timeout=1)
-        """,
+            import asyncio
+            class Pty:
+                async def settle(self):
+                    tasks = tuple(self._closing)
+                    await asyncio.wait(tasks, timeout=1)
+            """,
         """
             import asyncio
             async def step(context, job):
@@ -215,20 +235,20 @@ class TimeoutWithoutCancel(LintRule):
                         futs.remove(f)
             """,
         """
-        import concurrent.futures as cf
-        def flush(ex, jobs):
-            futs = [ex.submit(j) for j in jobs]
-            done, not_done = cf.wait(futs, timeout=5)
-            return len(not_done) == 0
-        """,
+            import concurrent.futures as cf
+            def flush(ex, jobs):
+                futs = [ex.submit(j) for j in jobs]
+                done, not_done = cf.wait(futs, timeout=5)
+                return len(not_done) == 0
+            """,
         # FIRST_COMPLETED of a single task waits for that task.
         """
-        import asyncio
-        async def f(c):
-            t = asyncio.create_task(c)
-            done, _ = await asyncio.wait({t}, return_when=asyncio.FIRST_COMPLETED)
-            return done.pop().result()
-        """,
+            import asyncio
+            async def f(c):
+                t = asyncio.create_task(c)
+                done, _ = await asyncio.wait({t}, return_when=asyncio.FIRST_COMPLETED)
+                return done.pop().result()
+            """,
         # Tasks the caller passed in: the caller still holds them.
         """
             import asyncio
@@ -238,20 +258,20 @@ class TimeoutWithoutCancel(LintRule):
             """,
         # No timeout and ALL_COMPLETED: nothing is left pending.
         """
-        import asyncio
-        async def f(cs):
-            ts = [asyncio.create_task(c) for c in cs]
-            done, pending = await asyncio.wait(ts)
-        """,
+            import asyncio
+            async def f(cs):
+                ts = [asyncio.create_task(c) for c in cs]
+                done, pending = await asyncio.wait(ts)
+            """,
         # wait_for cancels by itself.
         """
-        import asyncio
-        async def f(c):
-            try:
-                return await asyncio.wait_for(c, timeout=5)
-            except asyncio.TimeoutError:
-                return None
-        """,
+            import asyncio
+            async def f(c):
+                try:
+                    return await asyncio.wait_for(c, timeout=5)
+                except asyncio.TimeoutError:
+                    return None
+            """,
         # The timeout path cancels, or records the unknown outcome.
         """
             from concurrent.futures import ThreadPoolExecutor, TimeoutError
@@ -277,10 +297,10 @@ class TimeoutWithoutCancel(LintRule):
             """,
         # No local handler: the timeout propagates to a caller that may handle it.
         """
-        from concurrent.futures import ThreadPoolExecutor
-        ex = ThreadPoolExecutor()
-        x = ex.submit(f).result(timeout=3)
-        """,
+            from concurrent.futures import ThreadPoolExecutor
+            ex = ThreadPoolExecutor()
+            x = ex.submit(f).result(timeout=3)
+            """,
         # A handler for something else than a timeout.
         """
             def f(fut):
@@ -291,11 +311,11 @@ class TimeoutWithoutCancel(LintRule):
             """,
         # Not a future: `result` of an unrelated object without a timeout.
         """
-        import asyncio
-        async def f(t):
-            await asyncio.wait([t])
-            return t.result()
-        """,
+            import asyncio
+            async def f(t):
+                await asyncio.wait([t])
+                return t.result()
+            """,
         # Leaving the pool's `with` waits for its work: nothing runs on after the caller.
         """
             from concurrent.futures import ThreadPoolExecutor, TimeoutError
@@ -307,114 +327,191 @@ class TimeoutWithoutCancel(LintRule):
                     except TimeoutError:
                         return None
             """,
+        # Cancelled on the line before: `result(timeout=0)` only collects the outcome.
+        """
+
+            def cleanup(memory_future, learning_future):
+                for future in (memory_future, learning_future):
+                    if future is not None and not future.done():
+                        future.cancel()
+                        try:
+                            future.result(timeout=0)
+                        except Exception:
+                            pass
+            """,
+        # A cooperative cancel token set in the handler stops the worker.
+        """
+
+            from concurrent.futures import TimeoutError as FutureTimeoutError
+
+            def run_sync(self, fn, seconds):
+                budget = WorkBudget(seconds)
+                future = self._executor.submit(self._execute, fn, budget)
+                try:
+                    return future.result(timeout=seconds)
+                except FutureTimeoutError as exc:
+                    budget.cancelled.set()
+                    raise TimeoutError("operation_deadline") from exc
+            """,
+        # The child's process group is killed in `finally`.
+        """
+
+            import asyncio, os, signal
+
+            async def run_bash(transport, protocol, timeout_seconds):
+                timed_out = False
+                try:
+                    await asyncio.wait_for(asyncio.shield(protocol.closed), timeout=timeout_seconds)
+                except TimeoutError:
+                    timed_out = True
+                finally:
+                    os.killpg(transport.get_pid(), signal.SIGKILL)
+                return timed_out
+            """,
+        # Tasks from a module registry that others poll and cancel.
+        """
+
+            import asyncio
+
+            _background_tasks: set = set()
+
+            async def await_background_runs(timeout=None):
+                pending = [task for task in _background_tasks if not task.done()]
+                if not pending:
+                    return
+                await asyncio.wait(pending, timeout=timeout)
+            """,
+        # A subclass of ThreadPoolExecutor used in `with`: leaving it waits for the work.
+        """
+
+            def fetch_all(urls):
+                with ContextThreadPoolExecutor(max_workers=4) as pool:
+                    futures = [pool.submit(fetch, url) for url in urls]
+                    try:
+                        return [f.result(timeout=10) for f in futures]
+                    except TimeoutError:
+                        return []
+            """,
+        # A re-wait loop until a deadline: what is still pending is waited for again.
+        """
+            import asyncio
+
+            async def drain(deadline):
+                while asyncio.get_event_loop().time() < deadline:
+                    await asyncio.sleep(0)
+                    pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
+                    if not pending:
+                        break
+                    await asyncio.wait(pending, timeout=max(0, deadline - asyncio.get_event_loop().time()))
+            """,
     ]
 
     INVALID = [
         Invalid(
             """
-            import asyncio
-            async def f(calls):
-                tasks = [asyncio.create_task(run(c)) for c in calls]
-                done, pending = await asyncio.wait(tasks, timeout=30)
-                if pending:
-                    raise ToolTimeout(f'{len(pending)} tools still running')
-                return done
-            """,
+                import asyncio
+                async def f(calls):
+                    tasks = [asyncio.create_task(run(c)) for c in calls]
+                    done, pending = await asyncio.wait(tasks, timeout=30)
+                    if pending:
+                        raise ToolTimeout(f'{len(pending)} tools still running')
+                    return done
+                """,
             line=4,
         ),
         # Pending only logged.
         Invalid(
             """
-            import asyncio, logging
-            async def f(cs):
-                ts = [asyncio.create_task(c) for c in cs]
-                done, pending = await asyncio.wait(ts, timeout=5)
-                for t in pending:
-                    logging.warning('abandoning %s', t.get_name())
-            """,
+                import asyncio, logging
+                async def f(cs):
+                    ts = [asyncio.create_task(c) for c in cs]
+                    done, pending = await asyncio.wait(ts, timeout=5)
+                    for t in pending:
+                        logging.warning('abandoning %s', t.get_name())
+                """,
             line=4,
         ),
         # Result discarded; the tasks cannot be reached any more.
         Invalid("""
-            import asyncio
-            async def f(cs):
-                await asyncio.wait([asyncio.create_task(c) for c in cs], timeout=5)
-            """, line=3),
+                import asyncio
+                async def f(cs):
+                    await asyncio.wait([asyncio.create_task(c) for c in cs], timeout=5)
+                """, line=3),
         Invalid("""
-            import asyncio
-            async def f(cs):
-                ts = [asyncio.create_task(c) for c in cs]
-                done, _ = await asyncio.wait(ts, timeout=5)
-                return done
-            """, line=4),
+                import asyncio
+                async def f(cs):
+                    ts = [asyncio.create_task(c) for c in cs]
+                    done, _ = await asyncio.wait(ts, timeout=5)
+                    return done
+                """, line=4),
         # A loop that makes new tasks each round: the last round's stragglers are abandoned.
         Invalid(
             """
-            import asyncio
-            async def f(batches):
-                for batch in batches:
-                    tasks = [asyncio.create_task(run(c)) for c in batch]
-                    done, pending = await asyncio.wait(tasks, timeout=30)
-                    report(done)
-            """,
+                import asyncio
+                async def f(batches):
+                    for batch in batches:
+                        tasks = [asyncio.create_task(run(c)) for c in batch]
+                        done, pending = await asyncio.wait(tasks, timeout=30)
+                        report(done)
+                """,
             line=5,
         ),
         # A race whose losers keep running.
         Invalid(
             """
-            from asyncio import wait, FIRST_COMPLETED, create_task
-            async def hedge(primary, backup):
-                a, b = create_task(primary), create_task(backup)
-                done, pending = await wait({a, b}, return_when=FIRST_COMPLETED)
-                return done.pop().result()
-            """,
+                from asyncio import wait, FIRST_COMPLETED, create_task
+                async def hedge(primary, backup):
+                    a, b = create_task(primary), create_task(backup)
+                    done, pending = await wait({a, b}, return_when=FIRST_COMPLETED)
+                    return done.pop().result()
+                """,
             line=4,
         ),
         Invalid(
             """
-            import concurrent.futures as cf
-            def f(ex, jobs):
-                futs = [ex.submit(j) for j in jobs]
-                done, not_done = cf.wait(futs, 30)
-                return [x.result() for x in done]
-            """,
+                import concurrent.futures as cf
+                def f(ex, jobs):
+                    futs = [ex.submit(j) for j in jobs]
+                    done, not_done = cf.wait(futs, 30)
+                    return [x.result() for x in done]
+                """,
             line=4,
         ),
         Invalid(
             """
-            from concurrent.futures import ThreadPoolExecutor, TimeoutError
-            ex = ThreadPoolExecutor()
-            def refund(order):
-                fut = ex.submit(gateway.refund, order)
-                try:
-                    return fut.result(timeout=10)
-                except TimeoutError:
-                    log.warning('refund timed out')
-                    return {'status': 'failed'}
-            """,
+                from concurrent.futures import ThreadPoolExecutor, TimeoutError
+                ex = ThreadPoolExecutor()
+                def refund(order):
+                    fut = ex.submit(gateway.refund, order)
+                    try:
+                        return fut.result(timeout=10)
+                    except TimeoutError:
+                        log.warning('refund timed out')
+                        return {'status': 'failed'}
+                """,
             line=6,
         ),
         # An untyped future: `.result(timeout=...)` is a future's.
         Invalid(
             """
-            def f(futures):
-                for fut in futures:
-                    try:
-                        fut.result(timeout=5)
-                    except Exception:
-                        pass
-            """,
+                def f(futures):
+                    for fut in futures:
+                        try:
+                            fut.result(timeout=5)
+                        except Exception:
+                            pass
+                """,
             line=4,
         ),
         Invalid(
             """
-            import asyncio
-            async def f(task):
-                try:
-                    return await asyncio.wait_for(asyncio.shield(task), 5)
-                except asyncio.TimeoutError:
-                    raise HTTPException(504)
-            """,
+                import asyncio
+                async def f(task):
+                    try:
+                        return await asyncio.wait_for(asyncio.shield(task), 5)
+                    except asyncio.TimeoutError:
+                        raise HTTPException(504)
+                """,
             line=4,
         ),
     ]
@@ -426,7 +523,7 @@ class TimeoutWithoutCancel(LintRule):
 
     # -- scopes -------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
-        self.frames.append(_Frame())
+        self.frames.append(_Frame(node=node))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         self._check_waits(original_node, self.frames.pop())
@@ -434,17 +531,22 @@ class TimeoutWithoutCancel(LintRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = node.params
         names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-        self.frames.append(_Frame(params=names))
+        self.frames.append(_Frame(params=names, node=node))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._check_waits(original_node.body, self.frames.pop())
 
     def _pool(self, node: cst.With) -> bool:
-        return any(
-            isinstance(item.item, cst.Call)
-            and CalleeProvider.constructors.get(self.get_metadata(CalleeProvider, item.item, None)) == _EXECUTOR
-            for item in node.items
-        )
+        """An executor (a subclass too, named `...Executor`) whose `with` waits for its work."""
+        for item in node.items:
+            if not isinstance(item.item, cst.Call):
+                continue
+            callee = self.get_metadata(CalleeProvider, item.item, None)
+            if CalleeProvider.constructors.get(callee) == _EXECUTOR:
+                return True
+            if (dotted_name(item.item.func) or "").endswith("Executor"):
+                return True
+        return False
 
     def visit_With(self, node: cst.With) -> None:
         self.frames[-1].pools += self._pool(node)
@@ -466,9 +568,11 @@ class TimeoutWithoutCancel(LintRule):
 
     def visit_While(self, node: cst.While) -> None:
         self.frames[-1].loops.append(set())
+        self.frames[-1].deadlines.append(_clocked(node.test))
 
     def leave_While(self, original_node: cst.While) -> None:
         self.frames[-1].loops.pop()
+        self.frames[-1].deadlines.pop()
 
     def visit_TryStar_body(self, node: cst.TryStar) -> None:
         self.frames[-1].tries.append(node)
@@ -484,6 +588,10 @@ class TimeoutWithoutCancel(LintRule):
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 self._bind(target.target.value, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name) and node.value is not None:
+            self._bind(node.target.value, node.value)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         if isinstance(node.target, cst.Name):
@@ -527,11 +635,15 @@ class TimeoutWithoutCancel(LintRule):
         elif target is not None:
             return  # `result = await wait(...)`: followed no further
         frame = self.frames[-1]
+        if any(frame.deadlines):
+            return  # `while loop.time() < deadline: ... wait(pending, timeout=left)`: waits again
         waited = _unconverted(plain[0].value)
         if isinstance(waited, cst.Name) and isinstance(_unconverted(frame.assigned.get(waited.value)), cst.Attribute):
             return  # a snapshot of a registry the object keeps: `tasks = tuple(self._tasks)`
         if isinstance(waited, cst.Attribute):
             return  # the object keeps them
+        if isinstance(waited, cst.Name) and _from_registry(frame.assigned.get(waited.value), self.frames[0]):
+            return  # `[t for t in _background_tasks if not t.done()]`: a registry others poll
         if isinstance(waited, (cst.List, cst.Set, cst.Tuple)):
             elements = waited.elements
             if elements and all(isinstance(e.value, cst.Attribute) for e in elements):
@@ -550,6 +662,8 @@ class TimeoutWithoutCancel(LintRule):
         frame.waits.append(_Wait(node, pending, awaited, fed_back))
 
     def _check_waits(self, scope: cst.CSTNode, frame: _Frame) -> None:
+        if frame.waits and frame.cleans_up():
+            return
         for wait in frame.waits:
             if wait.pending is not None and handles_tasks(scope, wait.pending):
                 continue
@@ -590,6 +704,8 @@ class TimeoutWithoutCancel(LintRule):
             self._check_handler(node, "the future's work keeps running in its worker after the timeout")
 
     def _check_handler(self, node: cst.Call, why: str) -> None:
+        if self.frames[-1].cleans_up():
+            return
         for attempt in reversed(self.frames[-1].tries):
             handler = next((h for h in attempt.handlers if catches_timeout(h)), None)
             if handler is None:
@@ -602,6 +718,42 @@ class TimeoutWithoutCancel(LintRule):
                     "nor records its outcome as unknown: its side effects may land after the caller moved on",
                 )
             return
+
+
+def _method_name(func: cst.BaseExpression) -> str | None:
+    """`time` of `asyncio.get_event_loop().time`, `monotonic` of `time.monotonic`."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
+def _clocked(test: cst.BaseExpression) -> bool:
+    """A loop test that reads a clock: the loop goes round until a deadline."""
+    return any(
+        isinstance(node, cst.Call) and _method_name(node.func) in load_pack("retry")["clocks"]
+        for node in walk.subtree(test)
+    )
+
+
+def _stops(call: cst.Call) -> bool:
+    if not isinstance(call.func, (cst.Attribute, cst.Name)):
+        return False
+    name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+    if name in _CLEANUP:
+        return True
+    return name == "set" and isinstance(call.func, cst.Attribute) and bool(
+        words(dotted_name(call.func.value) or "") & _TOKEN_WORDS
+    )
+
+
+def _from_registry(value: cst.BaseExpression | None, module: _Frame) -> bool:
+    """A comprehension over a collection this call did not make: an object's
+    (`self._tasks`) or the module's (`_background_tasks`), which others poll or cancel."""
+    value = _unconverted(value)
+    if not isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return False
+    source_of = value.for_in.iter
+    return isinstance(source_of, cst.Attribute) or (isinstance(source_of, cst.Name) and source_of.value in module.assigned)
 
 
 def _unawaited(expr: cst.BaseExpression) -> cst.Call | None:

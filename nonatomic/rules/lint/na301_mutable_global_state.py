@@ -61,6 +61,13 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     True`): a lazy-init check-then-set races when two requests arrive at once.
     Rebindings under a lock (double-checked locking) are not.
 
+    ## Severity
+    One finding per global, at its first mutation; its other sites are
+    related locations (SARIF `relatedLocations`, "(and N more)" in the message).
+    A warning when the state is keyed by or named for per-request data (user,
+    session, conversation, request, order, customer, tenant, chat, message...);
+    process-wide memos, lazy singletons, registries and config setters are `info`.
+
     ## Example
     ```python
     _last_payload = {}
@@ -93,78 +100,78 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     VALID = [
         # Only read.
         """
-        LIMITS = {'refund': 500}
-        def limit(tool):
-            return LIMITS.get(tool, 0)
-        """,
+            LIMITS = {'refund': 500}
+            def limit(tool):
+                return LIMITS.get(tool, 0)
+            """,
         # Immutable containers.
         """
-        TOOLS = ('search', 'refund')
-        ALLOWED = frozenset({'a'})
-        def f(x):
-            return x in TOOLS or x in ALLOWED
-        """,
+            TOOLS = ('search', 'refund')
+            ALLOWED = frozenset({'a'})
+            def f(x):
+                return x in TOOLS or x in ALLOWED
+            """,
         # Filled at import time: module top level and the __main__ block.
         """
-        SEEN = set()
-        SEEN.add('boot')
-        for name in ('a', 'b'):
-            SEEN.add(name)
-        """,
+            SEEN = set()
+            SEEN.add('boot')
+            for name in ('a', 'b'):
+                SEEN.add(name)
+            """,
         """
-        STATS = []
-        if __name__ == '__main__':
-            STATS.append(1)
-        """,
-        """
-        STATS = []
-        if __name__ == '__main__':
-            def main():
+            STATS = []
+            if __name__ == '__main__':
                 STATS.append(1)
-            main()
-        """,
+            """,
+        """
+            STATS = []
+            if __name__ == '__main__':
+                def main():
+                    STATS.append(1)
+                main()
+            """,
         # A parameter or a local of the same name is not the global.
         """
-        cache = {}
-        def f(cache):
-            cache['k'] = 1
-        """,
-        """
-        cache = {}
-        def f():
             cache = {}
-            cache['k'] = 1
-            return cache
-        """,
+            def f(cache):
+                cache['k'] = 1
+            """,
         """
-        cache = {}
-        def f():
-            for cache in ({}, {}):
-                cache.clear()
-        """,
+            cache = {}
+            def f():
+                cache = {}
+                cache['k'] = 1
+                return cache
+            """,
         """
-        items = []
-        def outer():
+            cache = {}
+            def f():
+                for cache in ({}, {}):
+                    cache.clear()
+            """,
+        """
             items = []
-            def inner():
-                items.append(1)
-            inner()
-            return items
-        """,
+            def outer():
+                items = []
+                def inner():
+                    items.append(1)
+                inner()
+                return items
+            """,
         # A mutating method on a different object of the same shape.
         """
-        REGISTRY = {}
-        def f(other):
-            other.REGISTRY.update(x=1)
-            other.append(REGISTRY)
-        """,
+            REGISTRY = {}
+            def f(other):
+                other.REGISTRY.update(x=1)
+                other.append(REGISTRY)
+            """,
         # A decorator that registers the function it is given (import time).
         """
-        REGISTRY = {}
-        def register(fn):
-            REGISTRY[fn.__name__] = fn
-            return fn
-        """,
+            REGISTRY = {}
+            def register(fn):
+                REGISTRY[fn.__name__] = fn
+                return fn
+            """,
         """
             TOOLS = {}
             def tool(name):
@@ -177,17 +184,17 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 pass
             """,
         """
-        HANDLERS = []
-        def on_event(handler):
-            HANDLERS.append(handler)
-            return handler
-        """,
+            HANDLERS = []
+            def on_event(handler):
+                HANDLERS.append(handler)
+                return handler
+            """,
         """
-        PLUGINS = {}
-        class Plugin:
-            def __init_subclass__(cls, **kw):
-                PLUGINS[cls.__name__] = cls
-        """,
+            PLUGINS = {}
+            class Plugin:
+                def __init_subclass__(cls, **kw):
+                    PLUGINS[cls.__name__] = cls
+            """,
         # A registry API: it stores the functions it is given, so clearing it is registry upkeep too.
         """
             _hooks = {}
@@ -197,10 +204,10 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 _hooks.pop(point, None)
             """,
         """
-        _factories = {}
-        def add_factory(name, factory: Callable[[], Client]):
-            _factories[name] = factory
-        """,
+            _factories = {}
+            def add_factory(name, factory: Callable[[], Client]):
+                _factories[name] = factory
+            """,
         # The asyncio idiom that keeps background tasks referenced until they finish.
         """
             import asyncio
@@ -225,18 +232,18 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             """,
         # A setup function called only at module top level.
         """
-        ROUTES = {}
-        def setup():
-            ROUTES['/'] = 'home'
-        setup()
-        """,
+            ROUTES = {}
+            def setup():
+                ROUTES['/'] = 'home'
+            setup()
+            """,
         """
-        CONFIG = {}
-        def load():
-            global CONFIG
-            CONFIG = {'debug': False}
-        load()
-        """,
+            CONFIG = {}
+            def load():
+                global CONFIG
+                CONFIG = {'debug': False}
+            load()
+            """,
         # Double-checked locking: the rebinding is serialised.
         """
             import threading
@@ -252,27 +259,27 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             """,
         # `global` that only reads or mutates without rebinding is not a rebinding.
         """
-        LEVEL = 1
-        def show():
-            global LEVEL
-            print(LEVEL)
-        """,
+            LEVEL = 1
+            def show():
+                global LEVEL
+                print(LEVEL)
+            """,
         # Deliberately shared and serialised by a lock.
         """
-        import threading
-        _lock = threading.Lock()
-        _clients = {}
-        def client(key):
-            with _lock:
-                _clients[key] = make(key)
-        """,
+            import threading
+            _lock = threading.Lock()
+            _clients = {}
+            def client(key):
+                with _lock:
+                    _clients[key] = make(key)
+            """,
         # Per-request state done right.
         """
-        import threading
-        _local = threading.local()
-        def f(x):
-            _local.payload = x
-        """,
+            import threading
+            _local = threading.local()
+            def f(x):
+                _local.payload = x
+            """,
         """
             from contextvars import ContextVar
             run_id = ContextVar('run_id', default=None)
@@ -280,222 +287,276 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 run_id.set(x)
             """,
         """
-        import functools
-        @functools.lru_cache(maxsize=256)
-        def schema(name):
-            return load(name)
-        """,
+            import functools
+            @functools.lru_cache(maxsize=256)
+            def schema(name):
+                return load(name)
+            """,
         # `__all__` is module metadata.
         """
-        __all__ = []
-        def export(obj, name):
-            __all__.append(name)
-        """,
+            __all__ = []
+            def export(obj, name):
+                __all__.append(name)
+            """,
         # Not a container: a Prometheus Counter, a queue.
         """
-        from prometheus_client import Counter
-        CALLS = Counter('calls', 'tool calls')
-        def f():
-            CALLS.inc()
-        """,
+            from prometheus_client import Counter
+            CALLS = Counter('calls', 'tool calls')
+            def f():
+                CALLS.inc()
+            """,
         """
-        import queue
-        JOBS = queue.Queue()
-        def f(job):
-            JOBS.put(job)
-        """,
+            import queue
+            JOBS = queue.Queue()
+            def f(job):
+                JOBS.put(job)
+            """,
         # A comprehension variable is local to the comprehension, the global is only read.
         """
-        seen = {}
-        def f(rows):
-            return [seen.get(r) for r in rows]
-        """,
+            seen = {}
+            def f(rows):
+                return [seen.get(r) for r in rows]
+            """,
+        # Warn-once flags: shared on purpose, once per process.
+        """
+
+            import warnings
+
+            _WARNED: set = set()
+
+            def _warn_once(key, message):
+                if key in _WARNED:
+                    return
+                _WARNED.add(key)
+                warnings.warn(message, stacklevel=3)
+            """,
+        # PEP 562: the module's `__getattr__` caches what it imports lazily.
+        """
+
+            _model_cache: dict = {}
+
+            def __getattr__(name):
+                if name in _model_cache:
+                    return _model_cache[name]
+                from .models import load
+                _model_cache[name] = load(name)
+                return _model_cache[name]
+            """,
+        # A reset helper for tests, and a signal handler's exit flag.
+        """
+
+            import signal, sys
+
+            _exiting = False
+            _locks: dict = {}
+
+            def _reset_cache_for_tests():
+                \"\"\"Drop the cached locks (for tests).\"\"\"
+                _locks.clear()
+
+            def sigterm_handler(signum, frame):
+                global _exiting
+                _exiting = True
+                sys.exit(0)
+
+            signal.signal(signal.SIGTERM, sigterm_handler)
+            """,
+        # Documented as called with the lock held.
+        """
+
+            import threading
+
+            _lock = threading.Lock()
+            _state: dict = {}
+
+            def _start_timer(deadline):
+                \"\"\"Arm the idle timer. The caller holds the lock.\"\"\"
+                _state["deadline"] = deadline
+            """,
     ]
     INVALID = [
         Invalid("""
-            _last = {}
-            def refund(order):
-                _last['refund'] = order
-            """, line=3),
+                _last = {}
+                def refund(order):
+                    _last['refund'] = order
+                """, line=3, severity="info"),
         Invalid("""
-            _last = dict()
-            def refund(order):
-                del _last['refund']
-            """, line=3),
+                _last = dict()
+                def refund(order):
+                    del _last['refund']
+                """, line=3, severity="info"),
         Invalid("""
-            totals = {}
-            def add(user, n):
-                totals[user] += n
-            """, line=3),
+                totals = {}
+                def add(user, n):
+                    totals[user] += n
+                """, line=3),
         Invalid("""
-            history = []
-            def remember(msg):
-                history.append(msg)
-                return msg
-            """, line=3),
+                history = []
+                def remember(msg):
+                    history.append(msg)
+                    return msg
+                """, line=3, severity="info"),
         Invalid("""
-            from collections import defaultdict
-            calls = defaultdict(list)
-            def f(u):
-                calls[u].append(1)
-            """, line=4),
+                from collections import defaultdict
+                calls = defaultdict(list)
+                def f(u):
+                    calls[u].append(1)
+                """, line=4, severity="info"),
         Invalid("""
-            import collections
-            seen = collections.OrderedDict()
-            def f(k):
-                seen.move_to_end(k)
-            """, line=4),
+                import collections
+                seen = collections.OrderedDict()
+                def f(k):
+                    seen.move_to_end(k)
+                """, line=4, severity="info"),
         Invalid("""
-            from collections import Counter
-            hits = Counter()
-            def f(tool):
-                hits.update([tool])
-            """, line=4),
+                from collections import Counter
+                hits = Counter()
+                def f(tool):
+                    hits.update([tool])
+                """, line=4, severity="info"),
         Invalid("""
-            from collections import deque
-            recent = deque(maxlen=10)
-            def f(x):
-                recent.appendleft(x)
-            """, line=4),
+                from collections import deque
+                recent = deque(maxlen=10)
+                def f(x):
+                    recent.appendleft(x)
+                """, line=4, severity="info"),
         Invalid("""
-            pending = set()
-            async def f(task_id):
-                pending.add(task_id)
-            """, line=3),
+                pending = set()
+                async def f(task_id):
+                    pending.add(task_id)
+                """, line=3, severity="info"),
         Invalid("""
-            ids = {t for t in range(3)}
-            def f(t):
-                ids.discard(t)
-            """, line=3),
+                ids = {t for t in range(3)}
+                def f(t):
+                    ids.discard(t)
+                """, line=3, severity="info"),
         Invalid("""
-            state: dict[str, list] = {}
-            def f(run):
-                state.setdefault(run, []).append(1)
-            """, line=3),
+                state: dict[str, list] = {}
+                def f(run):
+                    state.setdefault(run, []).append(1)
+                """, line=3, severity="info"),
         Invalid("""
-            SESSIONS = {}
-            def f(u):
-                SESSIONS[u]['history'].append(1)
-            """, line=3),
+                SESSIONS = {}
+                def f(u):
+                    SESSIONS[u]['history'].append(1)
+                """, line=3),
         Invalid("""
-            SESSIONS = {}
-            def f(u):
-                SESSIONS.get(u).clear()
-            """, line=3),
+                SESSIONS = {}
+                def f(u):
+                    SESSIONS.get(u).clear()
+                """, line=3),
         Invalid("""
-            a = b = []
-            def f():
-                b.extend([1])
-            """, line=3),
+                a = b = []
+                def f():
+                    b.extend([1])
+                """, line=3, severity="info"),
         # Nested functions and lambdas run at call time.
         Invalid("""
-            out = []
-            def run():
-                def cb(r):
-                    out.append(r)
-                return cb
-            """, line=4),
+                out = []
+                def run():
+                    def cb(r):
+                        out.append(r)
+                    return cb
+                """, line=4, severity="info"),
         Invalid("""
-            results = []
-            on_done = lambda r: results.append(r)
-            """, line=2),
+                results = []
+                on_done = lambda r: results.append(r)
+                """, line=2, severity="info"),
         # The inner wrapper of a decorator runs on every call.
         Invalid(
             """
-            CALLS = []
-            def track(fn):
-                def wrapper(*a):
-                    CALLS.append(fn.__name__)
-                    return fn(*a)
-                return wrapper
-            """,
-            line=4,
-        ),
+                CALLS = []
+                def track(fn):
+                    def wrapper(*a):
+                        CALLS.append(fn.__name__)
+                        return fn(*a)
+                    return wrapper
+                """,
+            line=4, severity="info"),
         # Called from a function as well as at top level: not only import time.
         Invalid("""
-            ROUTES = {}
-            def add(p):
-                ROUTES[p] = 1
-            add('/')
-            def handle(p):
-                add(p)
-            """, line=3),
+                ROUTES = {}
+                def add(p):
+                    ROUTES[p] = 1
+                add('/')
+                def handle(p):
+                    add(p)
+                """, line=3, severity="info"),
         # Filled once at import time, then written per request as well.
         Invalid("""
-            CACHE = {}
-            def warm():
-                CACHE['a'] = 1
-            warm()
-            def handle(k, v):
-                CACHE[k] = v
-            """, line=6),
+                CACHE = {}
+                def warm():
+                    CACHE['a'] = 1
+                warm()
+                def handle(k, v):
+                    CACHE[k] = v
+                """, line=6, severity="info"),
         # A registry of callables is exempt, a dict of per-request values is not.
         Invalid("""
-            _runs = {}
-            def register_run(run_id, result):
-                _runs[run_id] = result
-            """, line=3),
+                _runs = {}
+                def register_run(run_id, result):
+                    _runs[run_id] = result
+                """, line=3, severity="info"),
         # A memo cache (reported, with its own advice).
         Invalid("""
-            _cache = {}
-            def get_schema(name):
-                if name not in _cache:
-                    _cache[name] = build(name)
-                return _cache[name]
-            """, line=4),
+                _cache = {}
+                def get_schema(name):
+                    if name not in _cache:
+                        _cache[name] = build(name)
+                    return _cache[name]
+                """, line=4, severity="info"),
         # `global` rebinding, reported at the `global` statement.
         Invalid("""
-            _client = None
-            def client():
-                global _client
-                if _client is None:
-                    _client = make()
-                return _client
-            """, line=3),
+                _client = None
+                def client():
+                    global _client
+                    if _client is None:
+                        _client = make()
+                    return _client
+                """, line=3, severity="info"),
         Invalid("""
-            _initialized = False
-            def init():
-                global _initialized
-                _initialized = True
-            """, line=3),
+                _initialized = False
+                def init():
+                    global _initialized
+                    _initialized = True
+                """, line=3, severity="info"),
         Invalid("""
-            counter = 0
-            def tick():
-                global counter
-                counter += 1
-            """, line=3),
+                counter = 0
+                def tick():
+                    global counter
+                    counter += 1
+                """, line=3, severity="info"),
         Invalid("""
-            def connect():
-                global conn
-                import sqlite3 as conn
-            """, line=2),
+                def connect():
+                    global conn
+                    import sqlite3 as conn
+                """, line=2, severity="info"),
         Invalid("""
-            HISTORY = []
-            def reset():
-                global HISTORY
                 HISTORY = []
-            """, line=3),
+                def reset():
+                    global HISTORY
+                    HISTORY = []
+                """, line=3, severity="info"),
         # One rebinding outside the lock is enough.
         Invalid(
             """
-            _client = None
-            def client():
-                global _client
-                with _lock:
-                    _client = make()
-                _client.warm()
                 _client = None
-            """,
-            line=3,
-        ),
+                def client():
+                    global _client
+                    with _lock:
+                        _client = make()
+                    _client.warm()
+                    _client = None
+                """,
+            line=3, severity="info"),
         # Several `global` statements in one function: one finding, at the first.
         Invalid("""
-            a = b = 0
-            def f():
-                global a
-                global b
-                b = a = 1
-            """, line=3),
+                a = b = 0
+                def f():
+                    global a
+                    global b
+                    b = a = 1
+                """, line=3, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -636,12 +697,13 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         for _, name, function in self._mutations:
             if self._registers(function):
                 self._registries.add(name)
+        # name -> its sites, in source order: one finding per global, at its first site.
+        sites: dict[str, list[tuple[cst.CSTNode, _Function, bool]]] = {}
         for node, name, function in self._mutations:
             if name not in self._registries and not self._runs_at_import(function):
-                self.report(node, self._mutation_message(name, function))
-        reported: set[cst.FunctionDef] = set()
+                sites.setdefault(name, []).append((node, function, False))
         for node, function in self._globals:
-            if function in reported or self._runs_at_import(function):
+            if self._runs_at_import(function):
                 continue
             names = self._scope_names(function)
             rebound = [
@@ -649,10 +711,47 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 for name in names.globals
                 if name in names.bound and not self._skipped_name(name)
             ]
-            rebound = [name for name in rebound if name in _unlocked_rebindings(function, set(rebound))]
-            if rebound:  # once per function, at its first `global` statement
-                reported.add(function)
-                self.report(node, self._global_message(rebound, function, names))
+            for name in sorted(_unlocked_rebindings(function, set(rebound))):
+                if all(site[1] is not function for site in sites.get(name, [])):
+                    sites.setdefault(name, []).append((node, function, True))
+        # Globals whose first site is the same statement (`global a, b`) share one finding.
+        findings: dict[int, list[tuple[str, list[tuple[cst.CSTNode, _Function, bool]]]]] = {}
+        for name, found in sites.items():
+            found = [site for site in found if not state.shared_on_purpose(site[1])]
+            if not found or state.once_flag(name):
+                continue
+            found.sort(key=lambda site: self._line(site[0]))
+            findings.setdefault(id(found[0][0]), []).append((name, found))
+        for group in findings.values():
+            node, function, rebinding = group[0][1][0]
+            names = [name for name, _ in group]
+            others = [site[0] for _, found in group for site in found[1:] if site[0] is not node]
+            keys = {key for name, found in group for site in found for key in self._key_names(site[0], name)}
+            # A `global` rebinding is a singleton, a flag or a setting, never a keyed store.
+            hazard = not rebinding and state.holds_request_data({*names, *keys})
+            message = self._global_message(names, function) if rebinding else self._mutation_message(names[0], function)
+            self.report(
+                node,
+                message + _more(len(others)),
+                severity=None if hazard else "info",
+                related=tuple(dict.fromkeys(others)),
+            )
+
+    @staticmethod
+    def _key_names(node: cst.CSTNode, container: str) -> set[str]:
+        """The names a mutation keys or fills the container with (`_sessions[user_id]`,
+        `history.append(msg)`): they say what the container holds."""
+        if isinstance(node, cst.Call):
+            values = [arg.value for arg in node.args[:1]]
+        else:
+            values = [
+                element.slice.value
+                for sub in walk.subtree(node)
+                if isinstance(sub, cst.Subscript) and isinstance(sub.value, cst.Name) and sub.value.value == container
+                for element in sub.slice
+                if isinstance(element.slice, cst.Index)
+            ]
+        return {n.value for value in values for n in walk.subtree(value) if isinstance(n, cst.Name)} - {container}
 
     def _registers(self, function: _Function) -> bool:
         """A decorator or class-creation hook: what it mutates is a registry."""
@@ -698,17 +797,22 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             )
         return f"{head}: keep per-run state in a `ContextVar` or the agent (graph) state"
 
-    def _global_message(self, rebound: list[str], function: cst.FunctionDef, names: state.ScopeNames) -> str:
+    def _global_message(self, rebound: list[str], function: cst.FunctionDef) -> str:
         parts = []
         for name in rebound:
             defined = self._module_names.bound.get(name)
             where = f"defined at line {self._line(defined)}" if defined else "not defined at module level"
-            parts.append(f"`{name}` ({where}; rebound at line {self._line(names.bound[name])})")
+            parts.append(f"`{name}` ({where}; rebound at line {self._line(self._scope_names(function).bound[name])})")
         return (
             f"`{function.name.value}()` rebinds module-level {', '.join(parts)} through `global`: "
             "every request in the process sees the last writer's value, and a check-then-set "
             "(lazy init, once-flags) races; set it at import time, under a lock, or per run (`ContextVar`)"
         )
+
+
+def _more(count: int) -> str:
+    """What a finding adds when the same global has other sites (its related locations)."""
+    return f" (and {count} more)" if count else ""
 
 
 class _UnlockedRebinding(cst.CSTVisitor):

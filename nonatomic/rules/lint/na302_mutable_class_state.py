@@ -7,6 +7,7 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import state
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.tree import walk
 
 # Classes whose body attributes are not shared mutable state of instances.
 _NOT_PLAIN_CLASSES = frozenset(
@@ -61,6 +62,11 @@ class MutableClassState(state.ScopeTracker, LintRule):
     Only classes indented by one level (module-level classes) are looked at,
     and only attributes defined in the class itself (not in a base class).
 
+    ## Severity
+    One finding per class attribute, at its first mutation, with the other
+    sites as related locations; a warning when it holds per-request data (see
+    NA301), `info` otherwise.
+
     ## Example
     ```python
     class SupportAgent:
@@ -90,36 +96,36 @@ class MutableClassState(state.ScopeTracker, LintRule):
     VALID = [
         # Assigned per instance in __init__: the class attribute is only a default.
         """
-        class Agent:
-            history = []
-            def __init__(self):
-                self.history = []
-            def ask(self, m):
-                self.history.append(m)
-        """,
+            class Agent:
+                history = []
+                def __init__(self):
+                    self.history = []
+                def ask(self, m):
+                    self.history.append(m)
+            """,
         """
-        class Agent:
-            history = []
-            def reset(self):
-                self.history = []
-            def ask(self, m):
-                self.history.append(m)
-        """,
+            class Agent:
+                history = []
+                def reset(self):
+                    self.history = []
+                def ask(self, m):
+                    self.history.append(m)
+            """,
         # Read only.
         """
-        class Router:
-            ROUTES = {'a': 1}
-            def route(self, k):
-                return self.ROUTES.get(k)
-        """,
+            class Router:
+                ROUTES = {'a': 1}
+                def route(self, k):
+                    return self.ROUTES.get(k)
+            """,
         # Immutable class attributes.
         """
-        class Agent:
-            tools = ('search',)
-            count = 0
-            def f(self):
-                self.count += 1
-        """,
+            class Agent:
+                tools = ('search',)
+                count = 0
+                def f(self):
+                    self.count += 1
+            """,
         # Dataclass and pydantic fields are per instance.
         """
             from dataclasses import dataclass, field
@@ -157,44 +163,44 @@ class MutableClassState(state.ScopeTracker, LintRule):
             """,
         # Enum, NamedTuple: not instance state.
         """
-        import enum
-        class Color(enum.Enum):
-            RED = [1]
-            def f(self):
-                self.value.append(2)
-        """,
+            import enum
+            class Color(enum.Enum):
+                RED = [1]
+                def f(self):
+                    self.value.append(2)
+            """,
         """
-        from typing import NamedTuple
-        class P(NamedTuple):
-            xs: list = []
-            def f(self):
-                self.xs.append(1)
-        """,
+            from typing import NamedTuple
+            class P(NamedTuple):
+                xs: list = []
+                def f(self):
+                    self.xs.append(1)
+            """,
         # Mutating a local or another object.
         """
-        class A:
-            items = []
-            def f(self, other):
+            class A:
                 items = []
-                items.append(1)
-                other.items.append(1)
-        """,
+                def f(self, other):
+                    items = []
+                    items.append(1)
+                    other.items.append(1)
+            """,
         # A static method has no self.
         """
-        class A:
-            items = []
-            @staticmethod
-            def f(self):
-                self.items.append(1)
-        """,
+            class A:
+                items = []
+                @staticmethod
+                def f(self):
+                    self.items.append(1)
+            """,
         # Mutation in the class body runs once, at import time.
         """
-        class A:
-            items = []
-            items.append(1)
-            def f(self):
-                return self.items
-        """,
+            class A:
+                items = []
+                items.append(1)
+                def f(self):
+                    return self.items
+            """,
         # Deliberately shared and serialised by a lock.
         """
             import threading
@@ -216,98 +222,112 @@ class MutableClassState(state.ScopeTracker, LintRule):
                 def f(self):
                     self.items.append(1)
             """,
+        # A registry filled by a nested decorator factory: `_register()` returns `_inner(fun)`.
+        """
+
+            class Panel:
+                data = {}
+                meta = {}
+
+                @classmethod
+                def _register(cls, name=None, alias=None):
+                    def _inner(fun):
+                        control_name = name or fun.__name__
+                        cls.data[control_name] = fun
+                        cls.meta[control_name] = (alias, fun.__doc__)
+                        if alias:
+                            cls.data[alias] = fun
+                        return fun
+                    return _inner
+            """,
     ]
     INVALID = [
         Invalid("""
-            class Agent:
-                messages = []
-                def ask(self, m):
-                    self.messages.append(m)
-            """, line=4),
+                class Agent:
+                    messages = []
+                    def ask(self, m):
+                        self.messages.append(m)
+                """, line=4),
         Invalid("""
-            class Cache:
-                _store = {}
-                def put(self, k, v):
-                    self._store[k] = v
-            """, line=4),
+                class Cache:
+                    _store = {}
+                    def put(self, k, v):
+                        self._store[k] = v
+                """, line=4, severity="info"),
         Invalid("""
-            class Cache:
-                _store = dict()
-                def drop(self, k):
-                    del self._store[k]
-            """, line=4),
+                class Cache:
+                    _store = dict()
+                    def drop(self, k):
+                        del self._store[k]
+                """, line=4, severity="info"),
         Invalid("""
-            class A:
-                items = []
-                def f(self):
-                    self.items += [1]
-            """, line=4),
+                class A:
+                    items = []
+                    def f(self):
+                        self.items += [1]
+                """, line=4, severity="info"),
         Invalid("""
-            class A:
-                seen = set()
-                @classmethod
-                def mark(cls, k):
-                    cls.seen.add(k)
-            """, line=5),
+                class A:
+                    seen = set()
+                    @classmethod
+                    def mark(cls, k):
+                        cls.seen.add(k)
+                """, line=5, severity="info"),
         Invalid(
             """
-            from typing import ClassVar
-            class A:
-                runs: ClassVar[dict] = {}
-                def f(self, r):
-                    self.runs[r] = 1
-            """,
-            line=5,
-        ),
+                from typing import ClassVar
+                class A:
+                    runs: ClassVar[dict] = {}
+                    def f(self, r):
+                        self.runs[r] = 1
+                """,
+            line=5, severity="info"),
         # No base class: an annotated default is a plain class attribute.
         Invalid("""
-            class A:
-                items: list[str] = []
-                def f(self):
-                    self.items.append('x')
-            """, line=4),
+                class A:
+                    items: list[str] = []
+                    def f(self):
+                        self.items.append('x')
+                """, line=4, severity="info"),
         # An unannotated attribute of a dataclass is not a field.
         Invalid(
             """
-            from dataclasses import dataclass
-            @dataclass
-            class A:
-                x: int = 0
-                log = []
-                def f(self):
-                    self.log.append(self.x)
-            """,
-            line=7,
-        ),
+                from dataclasses import dataclass
+                @dataclass
+                class A:
+                    x: int = 0
+                    log = []
+                    def f(self):
+                        self.log.append(self.x)
+                """,
+            line=7, severity="info"),
         Invalid(
             """
-            from collections import defaultdict
-            class A:
-                calls = defaultdict(list)
-                def f(self, u):
-                    self.calls[u].append(1)
-            """,
-            line=5,
-        ),
+                from collections import defaultdict
+                class A:
+                    calls = defaultdict(list)
+                    def f(self, u):
+                        self.calls[u].append(1)
+                """,
+            line=5, severity="info"),
         # Inside a closure of a method: still the shared object.
         Invalid(
             """
-            class A:
-                results = []
-                def run(self):
-                    def done(r):
-                        self.results.append(r)
-                    return done
-            """,
-            line=5,
-        ),
+                class A:
+                    results = []
+                    def run(self):
+                        def done(r):
+                            self.results.append(r)
+                        return done
+                """,
+            line=5, severity="info"),
         # Stored per-request values, not registered callables.
         Invalid("""
-            class A:
-                _by_run = {}
-                def register(self, run_id, result):
-                    self._by_run[run_id] = result
-            """, line=4),
+                class A:
+                    _by_run = {}
+                    def register(self, run_id, result):
+                        self._by_run[run_id] = result
+                """, line=4, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -325,17 +345,28 @@ class MutableClassState(state.ScopeTracker, LintRule):
     def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
         super().leave_ClassDef_body(node)
         info = self._classes.pop()
+        # One finding per attribute, at its first mutation; the others are related locations.
+        sites: dict[str, list[tuple[cst.CSTNode, cst.FunctionDef]]] = {}
         for mutation, name, method in info.mutations:
-            if name in info.shadowed or name in info.registries:
+            if name in info.shadowed or name in info.registries or state.shared_on_purpose(method):
                 continue
+            if not state.once_flag(name):
+                sites.setdefault(name, []).append((mutation, method))
+        for name, found in sites.items():
+            found.sort(key=lambda site: self.line_of(site[0]))
+            mutation, method = found[0]
             kind, statement = info.attributes[name]
             line = self.line_of(statement)
+            keys = {key for site in found for key in _key_names(site[0])}
             self.report(
                 mutation,
                 f"`{node.name.value}.{method.name.value}()` mutates class-level {kind} `{name}` "
                 f"(defined at line {line}) through `{_self_name(method)}`: one object shared by every "
                 f"instance, so every request and run sees it; give each instance its own "
-                f"(`self.{name} = ...` in `__init__`, or `field(default_factory=...)`)",
+                f"(`self.{name} = ...` in `__init__`, or `field(default_factory=...)`)"
+                + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""),
+                severity=None if state.holds_request_data({name} | keys) else "info",
+                related=tuple(site[0] for site in found[1:]),
             )
 
     def _attributes(self, node: cst.ClassDef) -> dict[str, tuple[str, cst.CSTNode]]:
@@ -445,9 +476,27 @@ class MutableClassState(state.ScopeTracker, LintRule):
         if name is None or name not in info.attributes:
             return
         function = self.innermost_function()
-        if state.stores_callable_parameter(node, function) or _registers(method):
+        # A decorator factory's inner function (`def _inner(fun): cls.data[n] = fun; return fun`)
+        # registers whatever it is applied to.
+        inner = isinstance(function, cst.FunctionDef) and function is not method and _registers(function)
+        if state.stores_callable_parameter(node, function) or _registers(method) or inner:
             info.registries.add(name)
         info.mutations.append((node, name, method))
+
+
+def _key_names(node: cst.CSTNode) -> set[str]:
+    """Names in what a mutation keys or fills (`self._by_user[user_id] = ...`): what it holds."""
+    if isinstance(node, cst.Call):
+        values = [arg.value for arg in node.args[:1]]
+    else:
+        values = [
+            element.slice.value
+            for sub in walk.subtree(node)
+            if isinstance(sub, cst.Subscript)
+            for element in sub.slice
+            if isinstance(element.slice, cst.Index)
+        ]
+    return {n.value for value in values for n in walk.subtree(value) if isinstance(n, cst.Name)}
 
 
 def _registers(method: cst.FunctionDef) -> bool:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
@@ -15,10 +16,12 @@ from nonatomic.rules.lint.semantics.redis import (
 DEFAULT_FIX_TTL_MS = 30_000
 DEFAULT_FIX_LOCK_TIMEOUT = 30
 # redis-py's positional layouts: set(name, value, ex, px, nx, ...), lock(name, timeout, ...),
-# Lock(redis, name, timeout, ...).
+# Lock(redis, name, timeout, ...); python-redis-lock's Lock(redis, name, expire, ...).
 _SET_TTL_POSITIONS = (2, 3)
 _SET_NX_POSITION = 4
-_LOCK_CLASSES = {"redis.lock.Lock": 2, "redis.asyncio.lock.Lock": 2}
+_LOCK_CLASSES = {
+    "redis.lock.Lock": ("timeout", 2), "redis.asyncio.lock.Lock": ("timeout", 2), "redis_lock.Lock": ("expire", 2),
+}
 
 
 class LockWithoutTtl(LintRule):
@@ -49,14 +52,18 @@ class LockWithoutTtl(LintRule):
 
     ## Example
     ```python
-    def handle(r, session_id, token):
+    import redis
+
+    def handle(r: redis.Redis, session_id, token):
         if not r.set(f"lock:session:{session_id}", token, nx=True):
             raise Busy(session_id)
     ```
 
     ## Use instead
     ```python
-    def handle(r, session_id, token):
+    import redis
+
+    def handle(r: redis.Redis, session_id, token):
         if not r.set(f"lock:session:{session_id}", token, nx=True, px=30_000):
             raise Busy(session_id)
     ```
@@ -82,100 +89,118 @@ class LockWithoutTtl(LintRule):
 
     VALID = [
         """
-        import redis
-        r = redis.Redis()
-        r.set('lock:order:1', token, nx=True, ex=30)
-        """,
+            import redis
+            r = redis.Redis()
+            r.set('lock:order:1', token, nx=True, ex=30)
+            """,
         """
-        import redis
-        r = redis.Redis()
-        r.set('lock:order:1', token, nx=True, px=30000)
-        """,
+            import redis
+            r = redis.Redis()
+            r.set('lock:order:1', token, nx=True, px=30000)
+            """,
         """
-        import redis
-        r = redis.Redis()
-        r.set('lock:order:1', token, nx=True, exat=deadline)
-        """,
+            import redis
+            r = redis.Redis()
+            r.set('lock:order:1', token, nx=True, exat=deadline)
+            """,
         # Positional TTL: set(name, value, ex, px, nx).
         """
-        import redis
-        r = redis.Redis()
-        r.set('lock:order:1', token, 30, None, True)
-        """,
+            import redis
+            r = redis.Redis()
+            r.set('lock:order:1', token, 30, None, True)
+            """,
         # Not a set-if-absent: a plain write (NA403's business, not a lock).
         """
-        import redis
-        r = redis.Redis()
-        r.set('greeting', 'hi')
-        r.set('k', v, nx=False)
-        """,
+            import redis
+            r = redis.Redis()
+            r.set('greeting', 'hi')
+            r.set('k', v, nx=False)
+            """,
         # A flag passed through by a wrapper: unknown, not flagged.
         """
-        import redis
-        r = redis.Redis()
-        def put(k, v, nx):
-            r.set(k, v, nx=nx)
-        """,
+            import redis
+            r = redis.Redis()
+            def put(k, v, nx):
+                r.set(k, v, nx=nx)
+            """,
         """
-        import redis
-        r = redis.Redis()
-        with r.lock('report', timeout=60, blocking_timeout=5):
-            build()
-        """,
+            import redis
+            r = redis.Redis()
+            with r.lock('report', timeout=60, blocking_timeout=5):
+                build()
+            """,
         """
-        import redis
-        r = redis.Redis()
-        lock = r.lock('report', 60)
-        """,
+            import redis
+            r = redis.Redis()
+            lock = r.lock('report', 60)
+            """,
         """
-        from redis.lock import Lock
-        lock = Lock(client, 'report', timeout=10)
-        """,
+            from redis.lock import Lock
+            lock = Lock(client, 'report', timeout=10)
+            """,
+        """
+            import redis_lock
+            lock = redis_lock.Lock(conn, 'report', expire=60, auto_renewal=True)
+            """,
+        # A TTL parameter with a default, or one the function fills in.
+        """
+
+            import redis
+
+            r = redis.Redis()
+
+            def acquire(key, token, ttl=30):
+                return r.set(f"lock:{key}", token, nx=True, ex=ttl)
+
+            def take(key, token, ttl=None):
+                ttl = ttl or 30
+                return r.set(f"lock:{key}", token, nx=True, ex=ttl)
+            """,
         # **kwargs may carry the TTL.
         """
-        import redis
-        r = redis.Redis()
-        def take(k, **kw):
-            return r.set(k, 1, nx=True, **kw)
-        """,
+            import redis
+            r = redis.Redis()
+            def take(k, **kw):
+                return r.set(k, 1, nx=True, **kw)
+            """,
         # Look-alikes: dict.setdefault, a cache with its own default expiry, threading locks.
         """
-        d = {}
-        d.setdefault('k', [])
-        """,
+            d = {}
+            d.setdefault('k', [])
+            """,
         """
-        import redis
-        from django.core.cache import cache
-        cache.set('k', v, nx=True, timeout=None)
-        cache.add('k', v)
-        """,
+            import redis
+            from django.core.cache import cache
+            cache.set('k', v, nx=True, timeout=None)
+            cache.add('k', v)
+            """,
         """
-        import threading
-        lock = threading.Lock()
-        with lock:
-            pass
-        """,
+            import threading
+            lock = threading.Lock()
+            with lock:
+                pass
+            """,
         # An untyped receiver with a generic name in a file that never imports redis.
         """
-        def take(store, k):
-            store.set(k, 1, nx=True)
-            store.setnx(k, 1)
-        # redis-like store
-        """,
+            def take(store, k):
+                store.set(k, 1, nx=True)
+                store.setnx(k, 1)
+            # redis-like store
+            """,
         # lock() on a client that is not Redis (its module is not redis, its name says nothing).
         """
-        import redis
-        from myapp.kv import kv
-        kv.lock('job')
-        """,
+            import redis
+            from myapp.kv import kv
+            kv.lock('job')
+            """,
     ]
     INVALID = [
         Invalid(
             """
-            import redis
-            r = redis.Redis()
-            r.set('lock:order:1', token, nx=True)
-            """,
+                import redis
+                r = redis.Redis()
+                r.set('lock:order:1', token, nx=True)
+                """,
             line=3,
             fixed="""
                 import redis
@@ -186,10 +211,10 @@ class LockWithoutTtl(LintRule):
         # An explicit ex=None is no TTL either; the fix keeps it harmlessly.
         Invalid(
             """
-            import redis
-            r = redis.Redis()
-            r.set('lock:x', t, nx=True, ex=None)
-            """,
+                import redis
+                r = redis.Redis()
+                r.set('lock:x', t, nx=True, ex=None)
+                """,
             line=3,
             fixed="""
                 import redis
@@ -199,20 +224,20 @@ class LockWithoutTtl(LintRule):
         ),
         Invalid(
             """
-            import redis.asyncio as aioredis
-            r = aioredis.from_url(url)
-            async def f(sid):
-                return await r.set(f'lock:{sid}', token, nx=True)
-            """,
+                import redis.asyncio as aioredis
+                r = aioredis.from_url(url)
+                async def f(sid):
+                    return await r.set(f'lock:{sid}', token, nx=True)
+                """,
             line=4,
         ),
         Invalid(
             """
-            import redis
-            r = redis.Redis()
-            if r.setnx('lock:job', 1):
-                r.expire('lock:job', 30)
-            """,
+                import redis
+                r = redis.Redis()
+                if r.setnx('lock:job', 1):
+                    r.expire('lock:job', 30)
+                """,
             line=3,
             fixed="""
                 import redis
@@ -223,11 +248,11 @@ class LockWithoutTtl(LintRule):
         ),
         Invalid(
             """
-            import redis
-            r = redis.Redis()
-            with r.lock('report'):
-                build()
-            """,
+                import redis
+                r = redis.Redis()
+                with r.lock('report'):
+                    build()
+                """,
             line=3,
             fixed="""
                 import redis
@@ -238,10 +263,10 @@ class LockWithoutTtl(LintRule):
         ),
         Invalid(
             """
-            import redis
-            r = redis.Redis()
-            lock = r.lock('report', timeout=None, blocking_timeout=5)
-            """,
+                import redis
+                r = redis.Redis()
+                lock = r.lock('report', timeout=None, blocking_timeout=5)
+                """,
             line=3,
             fixed="""
                 import redis
@@ -250,36 +275,58 @@ class LockWithoutTtl(LintRule):
                 """,
         ),
         Invalid("""
-            from redis.lock import Lock
-            lock = Lock(client, 'report')
-            """, line=2),
+                from redis.lock import Lock
+                lock = Lock(client, 'report')
+                """, line=2),
+        # python-redis-lock's Lock never expires without `expire`.
+        Invalid("""
+
+                import redis
+                import redis_lock
+
+                conn = redis.Redis()
+
+                def rebuild(report_id):
+                    with redis_lock.Lock(conn, f"report:{report_id}"):
+                        build(report_id)
+                """, line=8),
+        # A TTL parameter whose default is None: the default call takes a lock for ever.
+        Invalid("""
+
+                import redis
+
+                r = redis.Redis()
+
+                def acquire(key, token, ttl=None):
+                    return r.set(f"lock:{key}", token, nx=True, ex=ttl)
+                """, line=7, severity="warning"),
         # A client held in an attribute assigned elsewhere: known by its name.
         Invalid(
             """
-            class Sessions:
-                def acquire(self, sid, token):
-                    return self.redis.set(f'session-lock:{sid}', token, nx=True)
-            """,
+                class Sessions:
+                    def acquire(self, sid, token):
+                        return self.redis.set(f'session-lock:{sid}', token, nx=True)
+                """,
             line=3,
         ),
         # A client parameter, proven by the command in a file importing redis.
         Invalid("""
-            import redis
-            def take(client, key):
-                return client.setnx(key, '1')
-            """, line=3),
+                import redis
+                def take(client, key):
+                    return client.setnx(key, '1')
+                """, line=3),
         Invalid("""
-            from redis import Redis
-            def take(conn: Redis, key):
-                return conn.lock(key)
-            """, line=3),
+                from redis import Redis
+                def take(conn: Redis, key):
+                    return conn.lock(key)
+                """, line=3),
         Invalid(
             """
-            import redis
-            r = redis.RedisCluster(host='h')
-            pipe = r.pipeline()
-            pipe.set('lock:a', 1, nx=True)
-            """,
+                import redis
+                r = redis.RedisCluster(host='h')
+                pipe = r.pipeline()
+                pipe.set('lock:a', 1, nx=True)
+                """,
             line=4,
         ),
     ]
@@ -289,6 +336,7 @@ class LockWithoutTtl(LintRule):
         options = self.context.options
         self.fix_ttl_ms = int(options.get("fix-ttl-ms", DEFAULT_FIX_TTL_MS))
         self.fix_lock_timeout = options.get("fix-lock-timeout", DEFAULT_FIX_LOCK_TIMEOUT)
+        self._functions: list[tuple[dict[str, cst.BaseExpression], set[str]]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         if calls.has_star_kwargs(node) or calls.has_star_args(node):
@@ -303,28 +351,28 @@ class LockWithoutTtl(LintRule):
         else:
             callee = self.get_metadata(CalleeProvider, node, None)
             if callee in _LOCK_CLASSES:
-                self._check_lock(node, "Lock", _LOCK_CLASSES[callee])
+                keyword, position = _LOCK_CLASSES[callee]
+                self._check_lock(node, callee, position, keyword)
 
     def _check_set(self, node: cst.Call, found: RedisCall) -> None:
         nx = calls.argument(node, ("nx",), _SET_NX_POSITION)
         if nx is None or literal_truth(nx.value) is not True:
             return
         plain = calls.positional(node)
-        for position, keyword in zip(_SET_TTL_POSITIONS, TTL_KEYWORDS):
-            given = calls.argument(node, (keyword,), position)
-            if given is not None and not calls.is_none(given.value):
-                return
-        for keyword in TTL_KEYWORDS[len(_SET_TTL_POSITIONS):]:
-            given = calls.keyword(node, keyword)
-            if given is not None and not calls.is_none(given.value):
-                return
+        given = [calls.argument(node, (keyword,), position) for position, keyword in zip(_SET_TTL_POSITIONS, TTL_KEYWORDS)]
+        given += [calls.keyword(node, keyword) for keyword in TTL_KEYWORDS[len(_SET_TTL_POSITIONS):]]
+        given = [arg for arg in given if arg is not None]
+        if any(not self._none(arg.value) for arg in given):
+            return
         replacement = None
-        if len(plain) <= 2:  # a positional ex/px would clash with the keyword
+        passed_on = any(not calls.is_none(arg.value) for arg in given)  # a TTL parameter: the caller's to set
+        if len(plain) <= 2 and not passed_on:  # a positional ex/px would clash with the keyword
             replacement = calls.with_keyword(node, "px", cst.Integer(str(self.fix_ttl_ms)))
         self.report(
             node,
-            f"`{found.receiver}.set(..., nx=True)` takes a lock that never expires: if its holder "
-            "dies or is abandoned after a timeout, nobody releases it; pass `ex=`/`px=`",
+            f"`{found.receiver}.set(..., nx=True)` takes a lock that never expires{_defaulted(given)}: if its "
+            "holder dies or is abandoned after a timeout, nobody releases it; pass `ex=`/`px=`",
+            severity="warning" if passed_on else None,  # a caller may pass the TTL
             replacement=replacement,
             fix_title=f"Add `px={self.fix_ttl_ms}`" if replacement else None,
         )
@@ -344,18 +392,83 @@ class LockWithoutTtl(LintRule):
             fix_title=f"Use `set(..., nx=True, px={self.fix_ttl_ms})`" if replacement else None,
         )
 
-    def _check_lock(self, node: cst.Call, shown: str, timeout_position: int) -> None:
-        given = calls.argument(node, ("timeout",), timeout_position)
-        if given is not None and not calls.is_none(given.value):
+    def _check_lock(self, node: cst.Call, shown: str, timeout_position: int, keyword: str = "timeout") -> None:
+        given = calls.argument(node, (keyword,), timeout_position)
+        if given is not None and not self._none(given.value):
             return
         replacement = None
-        if len(calls.positional(node)) <= timeout_position:
+        passed_on = given is not None and not calls.is_none(given.value)  # a parameter: the caller's to set
+        if len(calls.positional(node)) <= timeout_position and not passed_on:
             value = cst.parse_expression(repr(self.fix_lock_timeout))
-            replacement = calls.with_keyword(node, "timeout", value)
+            replacement = calls.with_keyword(node, keyword, value)
         self.report(
             node,
-            f"`{shown}(...)` has no `timeout`: a holder that dies or is abandoned never releases "
-            "the lock, and every later run waits on it",
+            f"`{shown}(...)` has no `{keyword}`{_defaulted([given] if given else [])}: a holder that dies or "
+            "is abandoned never releases the lock, and every later run waits on it",
+            severity="warning" if passed_on else None,  # a caller may pass the TTL
             replacement=replacement,
-            fix_title=f"Add `timeout={self.fix_lock_timeout}`" if replacement else None,
+            fix_title=f"Add `{keyword}={self.fix_lock_timeout}`" if replacement else None,
         )
+
+    # -- a TTL parameter that defaults to None ------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = node.params
+        defaults = {
+            p.name.value: p.default for p in (*params.params, *params.kwonly_params) if p.default is not None
+        }
+        self._functions.append((defaults, _rebound(node.body)))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def _none(self, expr: cst.BaseExpression) -> bool:
+        """None, or a parameter of the enclosing function that defaults to None and that
+        the function never rebinds (`def acquire(key, ttl=None): r.set(key, 1, nx=True, ex=ttl)`)."""
+        if calls.is_none(expr):
+            return True
+        if not isinstance(expr, cst.Name) or not self._functions:
+            return False
+        defaults, rebound = self._functions[-1]
+        default = defaults.get(expr.value)
+        return default is not None and calls.is_none(default) and expr.value not in rebound
+
+
+def _defaulted(given: list[cst.Arg]) -> str:
+    """What a message adds for a TTL parameter defaulting to None: "(`ex=ttl` is None unless ...)"."""
+    for arg in given:
+        if isinstance(arg.value, cst.Name) and arg.value.value != "None":
+            shown = f"{arg.keyword.value}={arg.value.value}" if arg.keyword is not None else arg.value.value
+            return f" (`{shown}` is None unless the caller passes one)"
+    return ""
+
+
+class _Rebinds(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.names |= {n.value for n in _names(node.target)}
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.names |= {n.value for n in _names(node.target)}
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.names |= {n.value for n in _names(node.target)}
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.names |= {n.value for n in _names(node.target)}
+
+
+def _names(target: cst.BaseExpression) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for element in target.elements for n in _names(element.value)]
+    return []
+
+
+def _rebound(body: cst.CSTNode) -> set[str]:
+    """Names a function body assigns (`ttl = ttl or 30`)."""
+    found = _Rebinds()
+    body.visit(found)
+    return found.names

@@ -76,7 +76,9 @@ class UnsafeLockRelease(LintRule):
 
     ## Example
     ```python
-    def run_step(r, session_id, token):
+    import redis
+
+    def run_step(r: redis.Redis, session_id, token):
         key = f"lock:session:{session_id}"
         if not r.set(key, token, nx=True, ex=30):
             raise Busy(session_id)
@@ -88,12 +90,14 @@ class UnsafeLockRelease(LintRule):
 
     ## Use instead
     ```python
+    import redis
+
     RELEASE = (
         "if redis.call('get', KEYS[1]) == ARGV[1] then "
         "return redis.call('del', KEYS[1]) else return 0 end"
     )
 
-    def run_step(r, session_id, token):
+    def run_step(r: redis.Redis, session_id, token):
         key = f"lock:session:{session_id}"
         if not r.set(key, token, nx=True, ex=30):
             raise Busy(session_id)

@@ -59,13 +59,19 @@ class StateWithoutTtl(LintRule):
 
     ## Example
     ```python
-    async def save_step(r, task_id, step, result):
+    import json
+    import redis.asyncio as redis
+
+    async def save_step(r: redis.Redis, task_id, step, result):
         await r.hset(f"task:{task_id}:steps", step, json.dumps(result))
     ```
 
     ## Use instead
     ```python
-    async def save_step(r, task_id, step, result):
+    import json
+    import redis.asyncio as redis
+
+    async def save_step(r: redis.Redis, task_id, step, result):
         async with r.pipeline(transaction=True) as pipe:
             pipe.hset(f"task:{task_id}:steps", step, json.dumps(result))
             pipe.expire(f"task:{task_id}:steps", 3600)

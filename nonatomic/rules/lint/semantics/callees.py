@@ -32,6 +32,17 @@ def dotted_name(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+_TYPE_NAMES: dict[int, frozenset[str]] = {}
+
+
+def _type_names(constructors: Mapping[str, str]) -> frozenset[str]:
+    """The type names the constructors make (one set per constructors table)."""
+    found = _TYPE_NAMES.get(id(constructors))
+    if found is None:
+        found = _TYPE_NAMES[id(constructors)] = frozenset(constructors.values())
+    return found
+
+
 def source(node: cst.CSTNode) -> str:
     """A node's code on one line, for messages and for comparing expressions."""
     return " ".join(cst.Module([]).code_for_node(node).split())
@@ -47,6 +58,7 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
             CalleeProvider.constructors = constructor_types({})
         self._scopes: list[dict[str, tuple[str, str | None]]] = [{}]
         self._class_attrs: list[dict[str, str]] = []
+        self._class_depths: list[int] = []  # the function depth each open class body is at
         self._call_types: dict[cst.Call, str] = {}
 
     # -- scopes -----------------------------------------------------------
@@ -63,7 +75,8 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
         scope: dict[str, tuple[str, str | None]] = {}
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            scope[param.name.value] = (_TYPE, None)  # shadows any import of that name
+            # shadows any import of that name; an annotation gives its type (`session: requests.Session`)
+            scope[param.name.value] = (_TYPE, self._annotated(param.annotation))
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope[star.name.value] = (_TYPE, None)
@@ -74,9 +87,11 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._class_attrs.append({})
+        self._class_depths.append(len(self._scopes))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._class_attrs.pop()
+        self._class_depths.pop()
 
     # -- imports ----------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:
@@ -144,6 +159,25 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
             return f"{element}[]" if element else None
         return None
 
+    def _annotated(self, annotation: cst.Annotation | None) -> str | None:
+        """The type an annotation names, when it is a type of `objects.yaml` or one of its
+        constructors (`AuthorizedSession` is a requests Session)."""
+        if annotation is None:
+            return None
+        expr = annotation.annotation
+        if isinstance(expr, cst.SimpleString):  # a forward reference: `"httpx.Client"`
+            try:
+                expr = cst.parse_expression(expr.evaluated_value)
+            except (cst.ParserSyntaxError, TypeError):
+                return None
+        name = self.qualify(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+        if name is None:
+            return None
+        constructors = self.constructors or {}
+        if name in _type_names(constructors):
+            return name
+        return constructors.get(name)
+
     def leave_Call(self, original_node: cst.Call) -> None:
         callee = self.qualify(original_node.func)
         self.set_metadata(original_node, callee)
@@ -172,13 +206,32 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
                 self._assign_to(element.value, None)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
-        type_name = self.type_of(original_node.value)
+        type_name = self.type_of(original_node.value) or self._module(original_node.value)
         for target in original_node.targets:
             self._assign_to(target.target, type_name)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
-        if original_node.value is not None:
-            self._assign_to(original_node.target, self.type_of(original_node.value))
+        value = original_node.value
+        type_name = (self.type_of(value) or self._module(value)) if value is not None else None
+        type_name = type_name or self._annotated(original_node.annotation)
+        target = original_node.target
+        if value is None and self._class_depths and self._class_depths[-1] == len(self._scopes):
+            # A class-body declaration (`http: httpx.Client`) types `self.http`.
+            if isinstance(target, cst.Name) and type_name is not None:
+                self._class_attrs[-1][target.value] = type_name
+        elif value is not None or type_name is not None:  # `x: int` alone binds nothing
+            self._assign_to(target, type_name)
+
+    def _module(self, value: cst.BaseExpression) -> str | None:
+        """A module (or an attribute of one) held in a variable or attribute, as its imports
+        name it (`self.urllibrequest = urllib.request`): calls through it resolve to it."""
+        if not isinstance(value, (cst.Name, cst.Attribute)):
+            return None
+        root = value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        found = self._lookup(root.value) if isinstance(root, cst.Name) else None
+        return self.qualify(value) if found is not None and found[0] == _ALIAS else None
 
     def leave_WithItem(self, original_node: cst.WithItem) -> None:
         if original_node.asname is not None:

@@ -51,7 +51,9 @@ def is_false(expr: cst.BaseExpression) -> bool:
 
 
 def with_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
-    """`call` with `name=value` set: replaced if present, else appended."""
+    """`call` with `name=value` set: replaced if present, else appended after the last
+    argument, in the call's layout: on a line of its own where each argument has one,
+    else on the last argument's line.  Comments stay on the lines they were on."""
     existing = keyword(call, name)
     if existing is not None:
         return call.deep_replace(existing, existing.with_changes(value=value))
@@ -61,18 +63,32 @@ def with_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Ca
         equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
     )
     args = list(call.args)
-    if args:
-        last_comma = args[-1].comma
-        if isinstance(last_comma, cst.Comma):
-            # A trailing comma (a multi-line call): one more line, same layout
-            # (the line break after `(`, without the comment that line may carry).
-            line_break = call.whitespace_before_args
-            if isinstance(line_break, cst.ParenthesizedWhitespace):
-                line_break = line_break.with_changes(first_line=cst.TrailingWhitespace())
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=line_break))
-            new = new.with_changes(comma=last_comma)
-        else:
-            args[-1] = args[-1].with_changes(
-                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-            )
+    if not args:
+        return call.with_changes(args=[new])
+    last = args[-1]
+    # What separates the last argument from the one before (or from the `(`): a line
+    # break there means one argument per line.
+    separator = args[-2].comma.whitespace_after if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else (
+        call.whitespace_before_args
+    )
+    trailing = isinstance(last.comma, cst.Comma)
+    # What follows the last argument up to `)`: its comma's whitespace, or its own.
+    closing = last.comma.whitespace_after if trailing else last.whitespace_after_arg
+    if isinstance(separator, cst.ParenthesizedWhitespace) and isinstance(closing, cst.ParenthesizedWhitespace):
+        # The last line's comment stays on it; the new argument's line ends as it did.
+        between: cst.BaseParenthesizableWhitespace = separator.with_changes(
+            first_line=closing.first_line, empty_lines=[]
+        )
+        closing = closing.with_changes(first_line=cst.TrailingWhitespace())
+    else:
+        between = cst.SimpleWhitespace(" ")
+    before_comma = last.comma.whitespace_before if trailing else cst.SimpleWhitespace("")
+    args[-1] = last.with_changes(
+        comma=cst.Comma(whitespace_before=before_comma, whitespace_after=between),
+        whitespace_after_arg=last.whitespace_after_arg if trailing else cst.SimpleWhitespace(""),
+    )
+    if trailing:
+        new = new.with_changes(comma=cst.Comma(whitespace_after=closing))
+    else:
+        new = new.with_changes(whitespace_after_arg=closing)
     return call.with_changes(args=[*args, new])

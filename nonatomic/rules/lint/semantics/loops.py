@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import libcst as cst
 
 from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.names import word_list
+from nonatomic.rules.lint.semantics.packs import load_pack
+from nonatomic.rules.lint.semantics.tool_config import tool_pack
 from nonatomic.rules.lint.tree import walk
 
 # Calls that may use the attempt counter without making the loop iterate over work.
@@ -161,6 +165,8 @@ def retry_loop(
     """The retry shape of a hand-written loop, or None when it is not a retry loop."""
     body = _Body(is_sleep)
     walk.visit(loop.body, body)
+    if by_design(loop, body):
+        return None
     flags: set[str] = set()  # `while not done: ... done = True`
     if isinstance(loop, cst.For):
         if not is_counter(loop.iter) or _picks_work(loop, body):
@@ -207,6 +213,66 @@ def retry_loop(
     if not deciding:
         return None
     return LoopShape(None, tuple(body.sleeps), bound, frozenset(deciding))
+
+
+@lru_cache(maxsize=1)
+def _design() -> tuple[set[str], set[str], set[str], set[str], tuple[str, ...], set[str]]:
+    pack = load_pack("retry")["by_design"]
+    return (
+        set(pack["interactive_calls"]), set(pack["reconnect_words"]), set(pack["interval_words"]),
+        set(pack["long_poll_codes"]), tuple(tool_pack()["local_hosts"]), set(pack["verify_verbs"]),
+    )
+
+
+def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
+    """The loop goes round by design, not to repeat a failed request: it asks a person
+    (`input()`), reconnects, polls at an interval the protocol or server sets, long-polls
+    on a deadline, probes a local server until it is up, or checks that the failed
+    attempt did not land before going round (see `by_design` in retry.yaml)."""
+    interactive, reconnect, interval, long_poll, local_hosts, verify_verbs = _design()
+    for call in body.calls:
+        name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+        if name in interactive or (name[:1].islower() and set(word_list(name)) & reconnect):
+            return True
+    for sleep in body.sleeps:
+        if any(set(word_list(n)) & interval for arg in sleep.args for n in names_in(arg.value)):
+            return True
+    if names_in(loop.body) & long_poll:  # `StatusCode.DEADLINE_EXCEEDED` too
+        return True
+    urls = [text for text in _strings_in(loop.body) if "://" in text]
+    if urls and all(any(host in url for host in local_hosts) for url in urls):
+        return True  # every address the loop calls is this machine's: a readiness probe
+    return any(_verifies(handler, verify_verbs) for attempt in body.tries for handler in attempt.handlers)
+
+
+def _verifies(handler: cst.ExceptHandler, verify_verbs: set[str]) -> bool:
+    """`except Timeout: if api.get_order(ref): return ...`: the handler leaves the loop on
+    what a read answers, so it goes round only when the attempt provably did not land."""
+    for branch in ifs_in(handler.body):
+        if not any(isinstance(s, (cst.Return, cst.Break)) for s in _small_statements(branch.body)):
+            continue
+        for call in calls_in(branch.test):
+            words = word_list((dotted_name(call.func) or "").rsplit(".", 1)[-1])
+            if words and words[0] in verify_verbs:
+                return True
+    return False
+
+
+def ifs_in(node: cst.CSTNode) -> list[cst.If]:
+    """The `if`s (and `elif`s) under `node`, not inside nested functions."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return []
+    found = [node] if isinstance(node, cst.If) else []
+    return found + [branch for child in walk.children(node) for branch in ifs_in(child)]
+
+
+def _strings_in(node: cst.CSTNode) -> list[str]:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return [value] if isinstance(value, str) else []
+    if isinstance(node, cst.FormattedStringText):
+        return [node.value]
+    return [text for child in walk.children(node) for text in _strings_in(child)]
 
 
 def _attempt_exits(attempt: cst.Try, loop: cst.For | cst.While, flags: set[str], is_sleep) -> bool:

@@ -12,6 +12,9 @@ from typing import Any
 
 import libcst as cst
 
+from nonatomic.rules.lint.semantics import calls
+from nonatomic.rules.lint.semantics.names import word_list
+
 
 @dataclass(eq=False)
 class RetryScope:
@@ -19,7 +22,9 @@ class RetryScope:
     # retry loop; attempts: `for attempt in Retrying(...)`; wrapper:
     # `Retrying(...)(fn, ...)`; helper: a function that retries its callable argument;
     # with_retry: LangChain `.with_retry()`; retry_policy: a LangGraph node or task
-    # with a `RetryPolicy`.
+    # with a `RetryPolicy`; raise: a function a framework runs again when it raises
+    # (`raise self.retry(...)`, `raise ModelRetry(...)`); tools: the tools of an agent
+    # whose whole run is retried; transport: the calls of a client whose transport retries.
     kind: str
     label: str  # how a message names the construct: "tenacity `@retry`"
     node: cst.CSTNode  # the decorator, loop, or call that makes the retry
@@ -32,6 +37,21 @@ class RetryScope:
     bound: cst.BaseExpression | None = None  # `range(...)` call or `while` test; None: none
     # a helper scope: the scope inside the helper that retries its callable
     inner: RetryScope | None = None
+    # a framework construct of the retry pack (`retry.Construct`): how its settings read
+    construct: Any = None
+    # a raise scope: only the calls before the raise (their index in the function's sites)
+    upto: int | None = None
+
+    @property
+    def known(self) -> bool:
+        """Seen, not inferred from a loop's shape: a retry construct (not one guessed from a
+        keyword every queue uses), or a loop that counts its attempts (`for attempt in
+        range(3)`, `while attempt < max_retries`)."""
+        if "inferred" in self.config and self.construct is not None:
+            return not self.construct.entry.get("by_keyword_guess")  # `@x.task(retries=3)` of some queue
+        if self.kind != "loop" or isinstance(self.node, cst.For):
+            return True
+        return self.bound is not None and bool(_ATTEMPT_WORDS & _words_of(self.bound))
 
     def catches_only(self, names: set[str]) -> bool:
         """True when every exception this scope retries on is one of `names`."""
@@ -42,6 +62,18 @@ class RetryScope:
         if self.inner is not None and not caught:
             return self.inner.catches_only(names)
         return bool(caught) and all(name.rsplit(".", 1)[-1] in names for name in caught)
+
+
+_ATTEMPT_WORDS = {"attempt", "attempts", "retry", "retries", "tries", "try", "tried", "retried"}
+
+
+def _words_of(expr: cst.CSTNode) -> set[str]:
+    if isinstance(expr, cst.Name):
+        return set(word_list(expr.value))
+    found: set[str] = set()
+    for child in expr.children:
+        found |= _words_of(child)
+    return found
 
 
 def _exception_names(expr: cst.BaseExpression) -> list[str]:
@@ -62,6 +94,24 @@ def _last(expr: cst.BaseExpression) -> str:
     return expr.value if isinstance(expr, cst.Name) else ""
 
 
+def construct_call(scope: RetryScope) -> cst.Call | None:
+    """The call that configures a library scope, where it is written in place."""
+    node = scope.node
+    if isinstance(node, cst.Decorator):
+        return node.decorator if isinstance(node.decorator, cst.Call) else None
+    if isinstance(node, cst.For):
+        return node.iter if isinstance(node.iter, cst.Call) else None
+    if scope.kind == "wrapper" and isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
+        return node.func
+    return node if isinstance(node, cst.Call) else None
+
+
+def settings_hidden(scope: RetryScope) -> bool:
+    """Settings passed through `**kwargs` cannot be read."""
+    call = construct_call(scope)
+    return call is not None and calls.has_star_kwargs(call)
+
+
 @dataclass(eq=False)
 class FunctionFacts:
     node: cst.FunctionDef | cst.Lambda
@@ -71,6 +121,8 @@ class FunctionFacts:
     params: list[cst.Param]
     decorators: list[tuple[str | None, cst.Decorator]] = field(default_factory=list)  # resolved name
     tool_name: str | None = None  # the name an agent calls it by, when it is a tool
+    # MCP `ToolAnnotations` given where it is declared a tool: hint -> the argument's value
+    hints: dict[str, cst.BaseExpression] = field(default_factory=dict)
     sites: list[CallSite] = field(default_factory=list)  # calls in its own body
     assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # name -> values
     item_keys: dict[str, list[tuple[str, cst.BaseExpression]]] = field(default_factory=dict)
@@ -142,6 +194,7 @@ class ModuleModel:
     sites: list[CallSite] = field(default_factory=list)
     scopes: list[RetryScope] = field(default_factory=list)
     retried: list[Retried] = field(default_factory=list)
+    assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # module level
     memo: dict[Any, Any] = field(default_factory=dict)  # per-module caches of the registry
 
     def function(self, name: str) -> FunctionFacts | None:

@@ -26,9 +26,16 @@ from typing import Any
 import libcst as cst
 
 from nonatomic.rules.lint.semantics import calls
-from nonatomic.rules.lint.semantics.callees import dotted_name
-from nonatomic.rules.lint.semantics.loops import calls_in, names_in
-from nonatomic.rules.lint.semantics.model import CallSite, ModuleModel, Retried, RetryScope
+from nonatomic.rules.lint.semantics.callees import dotted_name, source
+from nonatomic.rules.lint.semantics.loops import calls_in, ifs_in, names_in
+from nonatomic.rules.lint.semantics.model import (
+    CallSite,
+    ModuleModel,
+    Retried,
+    RetryScope,
+    construct_call,
+    settings_hidden,
+)
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
@@ -83,31 +90,15 @@ def _sites(model: ModuleModel) -> dict[int, CallSite]:
     return model.memo[key]
 
 
-def construct_call(scope: RetryScope) -> cst.Call | None:
-    """The call that configures a library scope, where it is written in place."""
-    node = scope.node
-    if isinstance(node, cst.Decorator):
-        return node.decorator if isinstance(node.decorator, cst.Call) else None
-    if isinstance(node, cst.For):
-        return node.iter if isinstance(node.iter, cst.Call) else None
-    if scope.kind == "wrapper" and isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
-        return node.func
-    return node if isinstance(node, cst.Call) else None
-
-
-def _hidden(scope: RetryScope) -> bool:
-    """Settings passed through `**kwargs` cannot be read."""
-    call = construct_call(scope)
-    return call is not None and calls.has_star_kwargs(call)
-
-
 # -- stop -------------------------------------------------------------------------------------
 
 def stop_of(scope: RetryScope, model: ModuleModel) -> str | None:
     if scope.kind == "loop":
         return _loop_stop(scope, model)
-    if scope.library is None or _hidden(scope):
+    if scope.library is None or settings_hidden(scope):
         return None
+    if scope.construct is not None and scope.construct.label is not None:
+        return framework_stop(scope)
     default = _defaults().get(scope.library, {}).get("stop")
     arg = scope.config.get("stop")
     if arg is None:
@@ -240,17 +231,9 @@ def _exit_tests(node: cst.CSTNode) -> list[cst.BaseExpression]:
     """Tests of the `if`s under `node` whose branches leave the loop."""
     return [
         branch.test
-        for branch in _ifs(node)
+        for branch in ifs_in(node)
         if _leaves(branch.body) or (branch.orelse is not None and _leaves(branch.orelse.body))
     ]
-
-
-def _ifs(node: cst.CSTNode) -> list[cst.If]:
-    """The `if`s (and `elif`s) under `node`, not inside nested functions."""
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        return []
-    found = [node] if isinstance(node, cst.If) else []
-    return found + [branch for child in walk.children(node) for branch in _ifs(child)]
 
 
 def _leaves(block: cst.BaseSuite | cst.CSTNode) -> bool:
@@ -267,8 +250,10 @@ def _leaves(block: cst.BaseSuite | cst.CSTNode) -> bool:
 def wait_of(scope: RetryScope, model: ModuleModel) -> str | None:
     if scope.kind == "loop":
         return _loop_wait(scope, model)
-    if scope.library is None or _hidden(scope):
+    if scope.library is None or settings_hidden(scope):
         return None
+    if scope.construct is not None and scope.construct.label is not None:
+        return framework_wait(scope)
     arg = scope.config.get("wait")
     if arg is None:
         default = _defaults().get(scope.library, {}).get("wait")
@@ -293,6 +278,55 @@ def wait_of(scope: RetryScope, model: ModuleModel) -> str | None:
     if scope.library == "langgraph":
         no_jitter = jitter is not None and calls.is_false(jitter.value)
         return FIXED if no_jitter and growth is not None and _literal(growth.value) == 1 else VARIES
+    return None
+
+
+# -- frameworks: their settings read by the roles of their pack entry --------------------------
+
+_KNOWN = {NONE: NONE, FIXED: FIXED, VARIES: VARIES, LIMITED: LIMITED, NEVER: NEVER}
+_NO_GROWTH = {"False", "None", "0"}
+
+
+def framework_stop(scope: RetryScope) -> str | None:
+    config, construct = scope.config, scope.construct
+    if "opaque" in config:
+        return None
+    arg = config.get("stop")
+    if arg is None:
+        return None if "inferred" in config else _KNOWN.get(construct.entry.get("defaults", {}).get("stop"))
+    never = {str(value) for value in construct.all_roles["stop"].get("never", ())}
+    return NEVER if source(arg.value) in never else LIMITED
+
+
+def framework_wait(scope: RetryScope) -> str | None:
+    config, construct = scope.config, scope.construct
+    if "opaque" in config:
+        return None
+    default = None if "inferred" in config else _KNOWN.get(construct.entry.get("defaults", {}).get("wait"))
+    jitter, growth, wait = config.get("jitter"), config.get("growth"), config.get("wait")
+    if jitter is not None and not (calls.is_none(jitter.value) or calls.is_false(jitter.value)):
+        return VARIES
+    if growth is not None:
+        still = _NO_GROWTH | {str(value) for value in construct.all_roles["growth"].get("none", ())}
+        if source(growth.value) not in still:
+            return VARIES
+    elif default == VARIES:
+        return VARIES  # the framework grows the wait unless told otherwise
+    if wait is None:
+        return FIXED if default == VARIES else default
+    value = wait.value
+    number = _literal(value)
+    if number is not None:
+        return NONE if number == 0 else FIXED
+    if calls.is_none(value) or calls.is_false(value):
+        return NONE
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return VARIES if len({source(e.value) for e in value.elements}) > 1 else FIXED
+    if isinstance(value, cst.Call):
+        name = _last(dotted_name(value.func))
+        if name == "timedelta":
+            return FIXED
+        return VARIES if name in _GROWING or words(name) & {"exponential", "random", "jitter", "backoff"} else None
     return None
 
 
@@ -366,6 +400,9 @@ def paced_scopes(model: ModuleModel, registry: ToolRegistry) -> list[RetryScope]
             continue  # the module's own helper is judged where its loop is written
         if scope.kind == "loop":
             relevant = _loop_matters(scope, retried.get(id(scope), []), model, registry)
+        elif scope.construct is not None and scope.construct.label is not None:
+            entries = retried.get(id(scope), [])  # a framework's task: judged by what it does
+            relevant = _writes(entries, model, registry) or any(_external(e, model, registry) for e in entries)
         elif scope.library is not None:
             relevant = not _on_result(scope) or _writes(retried.get(id(scope), []), model, registry)
         else:
@@ -440,7 +477,7 @@ def _polls(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
         if any(id(call) in retried for value in values for call in calls_in(value))
     }
     flags = names_in(loop.test) if isinstance(loop, cst.While) else set()
-    for branch in _ifs(loop.body):
+    for branch in ifs_in(loop.body):
         ends = _leaves(branch.body) or bool(_rebinds_in(branch.body) & flags)
         test = branch.test
         if ends and (names_in(test) & results or any(id(call) in retried for call in calls_in(test))):
@@ -517,7 +554,7 @@ def tenacity_setting(scope: RetryScope, keyword: str, factory: str, args: str
     """A tenacity `@retry` decorator with `keyword=factory(args)` added, and the import
     that needs; None unless the scope is such a decorator without that keyword.
     `@tenacity.retry` gets `tenacity.<factory>`; `@retry` gets the name imported."""
-    if scope.library != "tenacity" or scope.kind != "decorator" or keyword in scope.config or _hidden(scope):
+    if scope.library != "tenacity" or scope.kind != "decorator" or keyword in scope.config or settings_hidden(scope):
         return None
     expr = header(scope)
     call = expr if isinstance(expr, cst.Call) else cst.Call(func=expr)

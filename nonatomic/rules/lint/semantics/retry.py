@@ -15,14 +15,15 @@ per-call values are the callees, its analysis is the value of the Module node.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import libcst as cst
 
 from nonatomic.rules.lint.semantics import calls
-from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name, source
 from nonatomic.rules.lint.semantics.loops import names_in, retry_loop
 from nonatomic.rules.lint.semantics.model import (
     CallSite,
@@ -36,24 +37,95 @@ from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.tool_config import tool_pack
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Construct:
     names: tuple[str, ...]
     library: str | None
     forms: tuple[str, ...]
     roles: dict[str, Any]
     callable: int | None = None
+    # A framework construct (a task queue, a workflow engine, an agent framework, a
+    # transport): the keys `retry.yaml` documents above its entries.
+    label: str | None = None
+    entry: dict[str, Any] = field(default_factory=dict)
 
-    def config(self, call: cst.Call | None) -> dict[str, cst.Arg]:
+    def config(self, call: cst.Call | None, roles: dict[str, Any] | None = None) -> dict[str, cst.Arg]:
         """role -> the argument of `call` that sets it."""
         if call is None:
             return {}
         found = {}
-        for role, where in self.roles.items():
-            arg = calls.argument(call, tuple(where.get("keywords", ())), where.get("position"))
+        for role, where in (self.roles if roles is None else roles).items():
+            keywords = tuple(where.get("keywords", ()))
+            arg = calls.argument(call, keywords, where.get("position"))
+            for holder in where.get("in", ()) if arg is None else ():
+                arg = _dict_entry(call, holder, keywords)  # `retry_kwargs={"max_retries": 5}`
             if arg is not None:
                 found[role] = arg
         return found
+
+    @property
+    def all_roles(self) -> dict[str, Any]:
+        return {**self.roles, **self.entry.get("policy", {}).get("roles", {})}
+
+    def settings(self, call: cst.Call | None, callee_of: Callable[[cst.Call], str | None]) -> dict[str, cst.Arg] | None:
+        """The settings a framework construct applied by `call` retries with, or None when
+        it does not retry (`when` not given, `disabled_by` off, a required policy missing)."""
+        entry = self.entry
+        if call is not None and calls.has_star_kwargs(call) and (entry.get("when") or entry.get("policy")):
+            return None  # `**options` may or may not switch the retry on: silent
+
+        def given(name: str) -> cst.Arg | None:
+            return calls.keyword(call, name) if call is not None else None
+
+        if entry.get("when") and not any(_on(given(name)) for name in entry["when"]):
+            return None
+        if any((arg := given(name)) is not None and calls.is_false(arg.value) for name in entry.get("disabled_by", ())):
+            return None
+        config = self.config(call)
+        policy = entry.get("policy")
+        if policy is not None:
+            arg = next((a for name in policy["keywords"] if (a := given(name)) is not None), None)
+            if arg is None or calls.is_none(arg.value):
+                if policy.get("required"):
+                    return None
+            elif isinstance(arg.value, cst.Call) and callee_of(arg.value) in policy["names"]:
+                config.update(self.config(arg.value, policy["roles"]))
+            elif isinstance(arg.value, cst.Call) and policy.get("required"):
+                return None  # some other object under that keyword
+            else:
+                config["opaque"] = arg  # a policy held in a variable: its settings are unknown
+        return config
+
+    def scope_label(self, name: str | None, prefix: str = "") -> str:
+        return self.label if "`" in (self.label or "") else f"{self.label} `{prefix}{name}`"
+
+
+def _inferred(config: dict[str, cst.Arg], name: str | None, construct: Construct) -> None:
+    """A construct known by its last name and a keyword only (`@app.task(retries=3)` of an
+    app built elsewhere): its settings are read, its defaults are not assumed."""
+    if name not in construct.names:
+        config["inferred"] = cst.Arg(cst.Name("True"))
+
+
+def _on(arg: cst.Arg | None) -> bool:
+    """A keyword given a value that switches something on (not 0, None, False or empty)."""
+    if arg is None:
+        return False
+    value = arg.value
+    if calls.is_none(value) or calls.is_false(value):
+        return False
+    return not (isinstance(value, (cst.Tuple, cst.List)) and not value.elements)
+
+
+def _dict_entry(call: cst.Call, holder: str, keys: tuple[str, ...]) -> cst.Arg | None:
+    arg = calls.keyword(call, holder)
+    if arg is None or not isinstance(arg.value, cst.Dict):
+        return None
+    for element in arg.value.elements:
+        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+            if element.key.evaluated_value in keys:
+                return cst.Arg(value=element.value, keyword=cst.Name(str(element.key.evaluated_value)))
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -63,11 +135,34 @@ def constructs() -> dict[str, Construct]:
     for entry in load_pack("retry")["constructs"]:
         construct = Construct(
             tuple(entry["names"]), entry.get("library"), tuple(entry["forms"]), entry.get("roles", {}),
-            entry.get("callable"),
+            entry.get("callable"), entry.get("label"), entry,
         )
         for name in construct.names:
             by_name[name] = construct
     return by_name
+
+
+@lru_cache(maxsize=None)
+def _by_keyword() -> dict[str, list[Construct]]:
+    """Last name -> the constructs matched by it when one of their `by_keyword` keywords is given."""
+    found: dict[str, list[Construct]] = {}
+    for construct in dict.fromkeys(constructs().values()):
+        if construct.entry.get("by_keyword"):
+            for last in dict.fromkeys(_last(name) for name in construct.names):
+                found.setdefault(last, []).append(construct)
+    return found
+
+
+def construct_of(name: str | None, call: cst.Call | None) -> Construct | None:
+    """The construct a callee names: by its resolved name, or, for an object of the
+    framework built elsewhere (`@app.task(autoretry_for=...)`), by its last name and keyword."""
+    found = constructs().get(name or "")
+    if found is not None or call is None or not isinstance(call.func, cst.Attribute):
+        return found
+    for construct in _by_keyword().get(call.func.attr.value, ()):
+        if any(calls.keyword(call, keyword) is not None for keyword in construct.entry["by_keyword"]):
+            return construct
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -110,6 +205,8 @@ class RetryProvider(CalleeProvider):
         self._param_calls: list[tuple[FunctionFacts, str, CallSite]] = []
         self._only: dict[RetryScope, frozenset[cst.Call]] = {}  # see `LoopShape.retried`
         self._defined: dict[cst.FunctionDef, FunctionFacts] = {}
+        self._raised: set[int] = set()  # calls that build the exception of a `raise`
+        self._targets: dict[int, cst.BaseExpression] = {}  # a call -> the name it is assigned to
 
     # -- where we are ------------------------------------------------------------
     def _function(self) -> FunctionFacts | None:
@@ -167,10 +264,17 @@ class RetryProvider(CalleeProvider):
     def _tool_name(self, facts: FunctionFacts) -> str | None:
         pack = tool_pack()
         for name, decorator in facts.decorators:
-            if _last(name) in pack["tool_decorators"]:
-                given = decorator.decorator
-                if isinstance(given, cst.Call) and given.args and isinstance(given.args[0].value, cst.SimpleString):
-                    return given.args[0].value.evaluated_value  # `@tool("refund_payment")`
+            given = decorator.decorator
+            func = given.func if isinstance(given, cst.Call) else given
+            method = func.attr.value if isinstance(func, cst.Attribute) else None
+            if (name or dotted_name(func) or "").split(".", 1)[0] in pack["tool_decorators_not_from"]:
+                continue
+            if _last(name) in pack["tool_decorators"] or method in pack["tool_decorator_methods"]:
+                if isinstance(given, cst.Call):
+                    facts.hints = _hints(given, pack["tool_annotations"])
+                named = calls.argument(given, ("name",), 0) if isinstance(given, cst.Call) else None
+                if named is not None and isinstance(named.value, cst.SimpleString):
+                    return named.value.evaluated_value  # `@tool("refund_payment")`, `@mcp.tool(name=...)`
                 return facts.name
         if facts.class_name and facts.name in pack["tool_methods"]:
             bases, declared = self._class_info.get(facts.class_name, ([], None))
@@ -244,6 +348,10 @@ class RetryProvider(CalleeProvider):
         return name in _pack()["sleeps"] or _last(name) == "sleep"
 
     # -- calls and bindings ------------------------------------------------------------
+    def visit_Raise(self, node: cst.Raise) -> None:
+        if isinstance(node.exc, cst.Call):
+            self._raised.add(id(node.exc))
+
     def leave_Call(self, original_node: cst.Call) -> None:
         super().leave_Call(original_node)
         function = self._function()
@@ -274,17 +382,22 @@ class RetryProvider(CalleeProvider):
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         super().leave_Assign(original_node)
-        function = self._function()
-        if function is None:
-            return
         for target in original_node.targets:
-            self._record_binding(function, target.target, original_node.value)
+            self._bound(target.target, original_node.value)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         super().leave_AnnAssign(original_node)
+        if original_node.value is not None:
+            self._bound(original_node.target, original_node.value)
+
+    def _bound(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(value, cst.Call):
+            self._targets[id(value)] = target
         function = self._function()
-        if function is not None and original_node.value is not None:
-            self._record_binding(function, original_node.target, original_node.value)
+        if function is not None:
+            self._record_binding(function, target, value)
+        elif isinstance(target, cst.Name):
+            self.model.assigned.setdefault(target.value, []).append(value)
 
     @staticmethod
     def _record_binding(function: FunctionFacts, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
@@ -299,7 +412,7 @@ class RetryProvider(CalleeProvider):
 
     # -- the module, once it is all seen ------------------------------------------------------
     def leave_Module(self, original_node: cst.Module) -> None:
-        _Resolver(self.model, self._param_calls).run()
+        _Resolver(self.model, self._param_calls, self._raised, self._targets).run()
         self.set_metadata(original_node, self.model)
 
 
@@ -307,17 +420,31 @@ class _Resolver:
     """Turns what the traversal saw into scopes and retried things (order matters:
     decorator and policy scopes first, then helpers, which may use them)."""
 
-    def __init__(self, model: ModuleModel, param_calls: list[tuple[FunctionFacts, str, CallSite]]) -> None:
+    def __init__(self, model: ModuleModel, param_calls: list[tuple[FunctionFacts, str, CallSite]],
+                 raised: set[int], targets: dict[int, cst.BaseExpression]) -> None:
         self.model = model
         self.param_calls = param_calls
+        self.raised = raised
+        self.targets = targets
         self.helpers: dict[int, _Helper] = {}  # id(FunctionFacts) -> helper
         self.site_of = {id(site.node): site for site in model.sites}
+        self.index = {  # a call's place among its function's calls (raise scopes)
+            id(site.node): i for group in model.functions.values() for f in group for i, site in enumerate(f.sites)
+        }
+        self.transported: list[tuple[tuple, RetryScope, frozenset[str] | None]] = []
+
+    def _callee(self, call: cst.Call) -> str | None:
+        site = self.site_of.get(id(call))
+        return site.callee if site is not None else None
 
     def run(self) -> None:
         all_functions = [f for group in self.model.functions.values() for f in group]
         for facts in all_functions:
             self._library_decorators(facts)
+        self._raises()
+        self._wrapped_tools()
         self._policies()
+        self._transports()
         for _ in range(4):  # helpers built on helpers; a few rounds reach a fixed point
             changed = self._find_helpers()
             for facts in all_functions:
@@ -335,8 +462,18 @@ class _Resolver:
         policy = _pack()["retry_policy"]
         for name, decorator in facts.decorators:
             call = decorator.decorator if isinstance(decorator.decorator, cst.Call) else None
-            construct = constructs().get(name or "")
-            if construct is not None and "decorator" in construct.forms:
+            construct = construct_of(name, call)
+            if construct is not None and construct.label is not None:
+                config = construct.settings(call, self._callee) if "decorator" in construct.forms else None
+                if config is not None:
+                    _inferred(config, name, construct)
+                    shown = dotted_name(call.func if call is not None else decorator.decorator) or name
+                    scope = RetryScope("decorator", construct.scope_label(shown, "@"), decorator, construct.library,
+                                       config, construct=construct)
+                    self._add(facts, scope)
+                elif construct.entry.get("method_raises"):
+                    self._method_raises(facts, construct, call)
+            elif construct is not None and "decorator" in construct.forms:
                 label = f"{construct.library} `@{_last(name)}`"
                 self._add(facts, RetryScope("decorator", label, decorator, construct.library, construct.config(call)))
             elif name in policy["decorators"] and call is not None and _retry_policy_arg(call):
@@ -350,6 +487,141 @@ class _Resolver:
             ):
                 # An imported retry decorator of a library (or package) the pack does not know.
                 self._add(facts, RetryScope("decorator", f"`@{_last(name)}`", decorator))
+
+    def _wrapped_tools(self) -> None:
+        """Functions made tools by a call: `FunctionTool(send_invoice)`,
+        `FunctionTool.from_defaults(fn=refund)`, `Agent(tools=[refund, lookup])`."""
+        pack = tool_pack()
+        wrappers = pack["tool_wrappers"]
+        for site in self.model.sites:
+            found: list[tuple[cst.BaseExpression, cst.Call]] = []
+            if site.method in wrappers["names"]:
+                arg = calls.argument(site.node, tuple(wrappers["keywords"]), wrappers["position"])
+                if arg is not None:
+                    found.append((arg.value, site.node))
+            listed = calls.keyword(site.node, *pack["tool_lists"])
+            if listed is not None and isinstance(listed.value, (cst.List, cst.Tuple)):
+                found += [(element.value, None) for element in listed.value.elements]
+            for target, wrapper in found:
+                facts = self.model.target_function(target, site.function)
+                if facts is None or facts.tool_name:
+                    continue
+                named = calls.keyword(wrapper, wrappers["name_keyword"]) if wrapper is not None else None
+                given = named.value.evaluated_value if named and isinstance(named.value, cst.SimpleString) else None
+                facts.tool_name = given if isinstance(given, str) else facts.name
+
+    def _method_raises(self, facts: FunctionFacts, construct: Construct, call: cst.Call | None) -> None:
+        """Celery's `bind=True` task that calls `self.retry(exc=..., countdown=...)`: what ran
+        before the call runs again, with the decorator's settings under the call's."""
+        bound = facts.param_names[:1]
+        for site in facts.sites:
+            func = site.node.func
+            if (
+                isinstance(func, cst.Attribute) and func.attr.value in construct.entry["method_raises"]
+                and isinstance(func.value, cst.Name) and [func.value.value] == bound
+            ):
+                config = {**construct.config(call), **construct.config(site.node)}
+                self._raise_scope(facts, site, construct, config, f"{construct.label} `{source(func)}(...)`")
+
+    def _raises(self) -> None:
+        """`raise ModelRetry(...)`, `raise Retry(defer=...)`: the framework runs the function again."""
+        for site in self.model.sites:
+            if id(site.node) not in self.raised or site.function is None:
+                continue
+            construct = constructs().get(site.callee or "")
+            if construct is not None and "raise" in construct.forms:
+                self._raise_scope(site.function, site, construct, construct.config(site.node), construct.label or "")
+
+    def _raise_scope(self, facts: FunctionFacts, site: CallSite, construct: Construct,
+                     config: dict[str, cst.Arg], label: str) -> None:
+        upto = self.index.get(id(site.node))
+        for scope in facts.scopes:
+            if scope.construct is construct and scope.upto is not None:
+                scope.upto = max(scope.upto, upto or 0)  # one scope per function: up to its last raise
+                return
+        self._add(facts, RetryScope("raise", label, site.node, construct.library, config, construct=construct,
+                                    upto=upto))
+
+    # -- transports ---------------------------------------------------------------------------
+    def _holder(self, expr: cst.BaseExpression, where: FunctionFacts | None) -> tuple | None:
+        """Who holds a client: `self.session` of a class, a local of a function, a module name."""
+        name = dotted_name(expr)
+        if name is None:
+            return None
+        root = name.split(".", 1)[0]
+        if root in ("self", "cls"):
+            owner = where
+            while owner is not None and owner.class_name is None:
+                owner = owner.parent
+            return ("class", owner.class_name if owner else None, name)
+        owner = where
+        while owner is not None and root not in owner.assigned and root not in owner.param_names:
+            owner = owner.parent
+        return ("function", id(owner), name) if owner is not None else ("module", name)
+
+    def _values(self, expr: cst.BaseExpression, where: FunctionFacts | None) -> list[cst.BaseExpression]:
+        """`expr`, or what the name `expr` is bound to (here, or at module level)."""
+        if not isinstance(expr, cst.Name):
+            return [expr]
+        if where is not None and where.binds(expr.value):
+            return where.values_of(expr.value)
+        return self.model.assigned.get(expr.value, [])
+
+    def _transports(self) -> None:
+        """Clients whose transport retries: a session with an adapter mounted whose urllib3
+        `Retry` admits a write method, a Slack client given retry handlers."""
+        for site in self.model.sites:
+            for construct in _transport_constructs():
+                spec = construct.entry["transport"]
+                if site.method == spec.get("mount") and isinstance(site.node.func, cst.Attribute):
+                    self._mounted(site, construct, spec)
+                elif site.callee in spec.get("clients", ()):
+                    self._handled(site, construct, spec)
+
+    def _mounted(self, site: CallSite, construct: Construct, spec: dict[str, Any]) -> None:
+        adapter_arg = calls.argument(site.node, ("adapter",), 1)
+        if adapter_arg is None:
+            return
+        for adapter in self._values(adapter_arg.value, site.function):
+            if not isinstance(adapter, cst.Call) or self._callee(adapter) not in spec["adapters"]:
+                continue
+            where = spec["adapter_keyword"]
+            retry_arg = calls.argument(adapter, tuple(where["keywords"]), where.get("position"))
+            for retry in self._values(retry_arg.value, site.function) if retry_arg is not None else ():
+                if isinstance(retry, cst.Call) and self._callee(retry) in construct.names:
+                    methods = _methods(retry, spec["methods"])
+                    writes = set(spec["non_idempotent"]) if methods is None else methods & set(spec["non_idempotent"])
+                    if writes:
+                        holder = self._holder(site.node.func.value, site.function)
+                        scope = RetryScope("transport", construct.label or "", retry, construct.library,
+                                           construct.config(retry), construct=construct)
+                        self.model.scopes.append(scope)
+                        self.transported.append((holder, scope, frozenset(writes)))
+
+    def _handled(self, site: CallSite, construct: Construct, spec: dict[str, Any]) -> None:
+        target = self.targets.get(id(site.node))
+        arg = calls.keyword(site.node, spec["handlers"])
+        if target is None or arg is None or not isinstance(arg.value, (cst.List, cst.Tuple)):
+            return
+        for element in arg.value.elements:
+            handler = element.value
+            if isinstance(handler, cst.Call) and self._callee(handler) in construct.names:
+                scope = RetryScope("transport", construct.label or "", handler, construct.library,
+                                   construct.config(handler), construct=construct)
+                self.model.scopes.append(scope)
+                self.transported.append((self._holder(target, site.function), scope, None))
+                return
+
+    def _transport_scopes(self, site: CallSite) -> tuple[RetryScope, ...]:
+        func = site.node.func
+        if not self.transported or not isinstance(func, cst.Attribute):
+            return ()
+        holder = self._holder(func.value, site.function)
+        method = _http_method(site)
+        return tuple(
+            scope for held, scope, methods in self.transported
+            if held == holder and (methods is None or method in methods)
+        )
 
     def _policy_scope(self, node: cst.CSTNode, where: str, arg: cst.Arg) -> RetryScope:
         config = {}
@@ -434,7 +706,15 @@ class _Resolver:
 
     def _helper_at(self, site: CallSite) -> tuple[RetryScope | None, int | None]:
         """The retry scope a call hands its callable argument to, and the argument's position."""
-        construct = constructs().get(site.callee or "")
+        construct = construct_of(site.callee, site.node)
+        if construct is not None and construct.label is not None:
+            config = construct.settings(site.node, self._callee) if "helper" in construct.forms else None
+            if config is None:
+                return None, None
+            _inferred(config, site.callee, construct)
+            label = construct.scope_label(site.dotted or _last(site.callee))
+            return RetryScope("helper", label, site.node, construct.library, config, construct=construct), \
+                construct.callable
         if construct is not None and "helper" in construct.forms:
             return RetryScope("helper", f"`{_last(site.callee)}`", site.node, construct.library,
                               construct.config(site.node)), construct.callable
@@ -449,6 +729,9 @@ class _Resolver:
 
     def _scopes_of(self, site: CallSite) -> tuple[RetryScope, ...]:
         own = tuple(site.function.scopes) if site.function is not None else ()
+        if any(scope.upto is not None for scope in own):
+            at = self.index.get(id(site.node), 0)
+            own = tuple(scope for scope in own if scope.upto is None or at < scope.upto)
         return site.frames + own
 
     # -- what is retried ----------------------------------------------------------------------
@@ -458,7 +741,7 @@ class _Resolver:
             if site.function is not None and isinstance(site.function.node, cst.Lambda):
                 by_lambda.setdefault(id(site.function.node), []).append(site)
         for site in self.model.sites:
-            scopes = self._scopes_of(site)
+            scopes = self._scopes_of(site) + self._transport_scopes(site)
             if scopes:
                 self.model.retried.append(Retried(site.node, site.node.func, site.node, site, site.function, scopes))
             scope, position = self._helper_at(site)
@@ -467,6 +750,8 @@ class _Resolver:
             if scope is not None:
                 self.model.scopes.append(scope)
                 self._handed(site, _callable_arg(site.node, position), scope, by_lambda)
+            elif (construct := constructs().get(site.callee or "")) is not None and "tools" in construct.forms:
+                self._agent_tools(site, construct)
             elif site.method == _pack()["with_retry"]["method"] and isinstance(site.node.func, cst.Attribute):
                 scope = RetryScope(
                     "with_retry", "LangChain `.with_retry()`", site.node, "langchain",
@@ -474,6 +759,17 @@ class _Resolver:
                 )
                 self.model.scopes.append(scope)
                 self._reference(site.node.func.value, site, scope)
+
+    def _agent_tools(self, site: CallSite, construct: Construct) -> None:
+        """`Agent(tools=[send_invoice], retries=3)`: a failed run is run again, its tools too."""
+        config = construct.settings(site.node, self._callee)
+        tools = calls.keyword(site.node, construct.entry["tools"])
+        if config is None or tools is None or not isinstance(tools.value, (cst.List, cst.Tuple)):
+            return
+        scope = RetryScope("tools", construct.label or "", site.node, construct.library, config, construct=construct)
+        self.model.scopes.append(scope)
+        for element in tools.value.elements:
+            self._reference(element.value, site, scope)
 
     def _wrapper_at(self, site: CallSite) -> tuple[RetryScope | None, int | None]:
         """`Retrying(...)(fn, *args)` and `retry(...)(fn)`: the first argument is retried."""
@@ -504,6 +800,49 @@ class _Resolver:
             self.model.retried.append(Retried(target, target, site.node, None, site.function, (scope,)))
 
 
+@lru_cache(maxsize=None)
+def _transport_constructs() -> tuple[Construct, ...]:
+    return tuple(c for c in dict.fromkeys(constructs().values()) if "transport" in c.forms)
+
+
+_HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE"})
+
+
+def _methods(retry: cst.Call, where: dict[str, Any]) -> set[str] | None:
+    """The HTTP methods a urllib3 `Retry` retries: None for every one (`allowed_methods=None`
+    or `False`), an empty set when it cannot be read."""
+    arg = calls.keyword(retry, *where["keywords"])
+    if arg is None:
+        return set(where["default"])
+    if calls.is_none(arg.value) or calls.is_false(arg.value):
+        return None
+    found = set()
+    for node in _strings(arg.value):
+        value = node.evaluated_value
+        if isinstance(value, str) and value.upper() in _HTTP_METHODS:
+            found.add(value.upper())
+    return found
+
+
+def _strings(expr: cst.CSTNode) -> list[cst.SimpleString]:
+    if isinstance(expr, cst.SimpleString):
+        return [expr]
+    return [s for child in expr.children for s in _strings(child)]
+
+
+def _http_method(site: CallSite) -> str | None:
+    """`session.post(...)` -> POST; `session.request("PATCH", ...)` -> PATCH."""
+    method = (site.method or "").upper()
+    if method in _HTTP_METHODS:
+        return method
+    if method == "REQUEST":
+        arg = calls.argument(site.node, ("method",), 0)
+        if arg is not None and isinstance(arg.value, cst.SimpleString):
+            value = arg.value.evaluated_value
+            return value.upper() if isinstance(value, str) else None
+    return None
+
+
 def _params(params: cst.Parameters) -> list[cst.Param]:
     return [*params.posonly_params, *params.params, *params.kwonly_params]
 
@@ -528,6 +867,18 @@ def _dict_items(node: cst.Dict) -> list[tuple[str, cst.BaseExpression]]:
             if isinstance(key, str):
                 items.append((key, element.value))
     return items
+
+
+def _hints(decorator: cst.Call, spec: dict[str, str]) -> dict[str, cst.BaseExpression]:
+    """`annotations=ToolAnnotations(readOnlyHint=True)` or `annotations={"readOnlyHint": True}`."""
+    arg = calls.keyword(decorator, spec["keyword"])
+    if arg is None:
+        return {}
+    names = {spec["read_only"], spec["idempotent"], spec["destructive"]}
+    value = arg.value
+    if isinstance(value, cst.Call):
+        return {a.keyword.value: a.value for a in value.args if a.keyword is not None and a.keyword.value in names}
+    return {key: item for key, item in _dict_items(value) if key in names} if isinstance(value, cst.Dict) else {}
 
 
 def _class_tool_name(node: cst.ClassDef) -> str | None:

@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
-from nonatomic.rules.lint.semantics.model import RetryScope
+from nonatomic.rules.lint.semantics.model import RetryScope, settings_hidden
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.tree import walk
 
@@ -86,9 +86,15 @@ def retries_on(scope: RetryScope) -> RetriesOn | None:
         return retries_on(scope.inner)
     if scope.caught is not None:
         return RetriesOn(not scope.caught or any(is_catch_all(n) for n in scope.caught), scope.caught)
-    if scope.kind == "loop":
+    if scope.kind == "loop" or "opaque" in scope.config or "exclude" in scope.config:
+        return None  # a policy out of sight, or one that names what it does not retry
+    if scope.construct is not None and scope.construct.entry.get("policy_elsewhere"):
         return None
+    if "inferred" in scope.config and "predicate" not in scope.config:
+        return None  # known by a keyword only: its default is not assumed
     predicate = scope.config.get("predicate")
+    if predicate is None and settings_hidden(scope):
+        return None  # `Retrying(**retry_kwargs)`: the predicate is unknown, not missing
     if predicate is None:
         return RetriesOn(True) if scope.library in pack()["default_retries_all"] else None
     names = exception_names(predicate.value)

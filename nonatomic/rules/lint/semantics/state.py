@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.tree import walk
 from nonatomic.rules.lint.triggers.gates import CONTAINERS, MUTATING_METHODS
 
@@ -27,7 +28,7 @@ _CONSTRUCTORS = {
 
 # Parameter names (after underscores are dropped) and annotation endings that hold a function or class.
 _CALLABLE_WORDS = (
-    "fn", "func", "function", "callback", "handler", "hook", "factory", "cls", "class",
+    "fn", "fun", "func", "function", "callback", "handler", "hook", "factory", "cls", "class",
     "klass", "plugin", "translator", "decorator", "wrapped", "decorated", "method", "tool",
 )
 _CALLABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__"})
@@ -402,3 +403,49 @@ class ScopeTracker:
     def leave_With(self, original_node: cst.With) -> None:
         if holds_lock(original_node):
             self.locks_held -= 1
+
+
+# -- what shared state holds, and state that is shared on purpose ------------------------
+# Per-request data: a container keyed by (or named for) these holds one user's, session's
+# or order's data in a store every request of the process shares, the real hazard.  Other
+# shared state (process-wide memos, lazy singletons, registries, config setters) is
+# reported at `info`.
+REQUEST_WORDS = frozenset({
+    "user", "users", "session", "sessions", "conversation", "conversations", "request",
+    "requests", "order", "orders", "customer", "customers", "tenant", "tenants", "chat",
+    "chats", "account", "accounts", "cart", "carts", "payment", "payments", "message", "messages",
+    "ticket", "tickets",
+})
+# Flags that make a warning or a log line appear once per process: shared on purpose.
+_ONCE_WORDS = frozenset({"warn", "warned", "warning", "warnings", "logged", "shown", "printed", "once",
+                         "notified", "deprecation", "deprecated", "reported"})
+# A docstring saying the caller serialises access, or that a helper is for tests.
+_CALLER_LOCKS = re.compile(r"(caller|callers)\s+(must\s+)?(hold|holds|have|has)\b.*\block|\block\b.*\b(held|be held)\b",
+                           re.IGNORECASE | re.DOTALL)
+_FOR_TESTS = re.compile(r"\b(for|in|from|by)\s+(the\s+)?(unit\s+)?tests?\b|\btest(ing)?\s+(only|helper)\b", re.IGNORECASE)
+_SIGNAL_PARAMS = frozenset({"signum", "sig", "signo", "signal_number", "signal"})
+
+
+def holds_request_data(names: Iterator[str] | set[str]) -> bool:
+    return any(set(word_list(name)) & REQUEST_WORDS for name in names)
+
+
+def once_flag(name: str) -> bool:
+    return bool(set(word_list(name)) & _ONCE_WORDS)
+
+
+def shared_on_purpose(function: cst.FunctionDef | cst.Lambda) -> bool:
+    """A function whose own words say its writes to shared state are meant: documented
+    as called with the lock held, a helper for tests (`_reset_cache_for_tests`), the
+    module's PEP 562 `__getattr__` (a lazy import cache), or a signal handler (its exit
+    flag is process-wide by nature)."""
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    name = function.name.value
+    if name == "__getattr__" or set(word_list(name)) & {"test", "tests", "testing"}:
+        return True
+    params = [p.name.value for p in function.params.params]
+    if len(params) == 2 and params[0] in _SIGNAL_PARAMS and params[1] == "frame":
+        return True
+    doc = function.get_docstring() or ""
+    return bool(_CALLER_LOCKS.search(doc) or _FOR_TESTS.search(doc))

@@ -23,6 +23,7 @@ class TimeoutSpec:
     why: str
     fixable: bool = False
     nonblocking: tuple[str, int | None] | None = None
+    severity: str | None = None  # below the rule's own, for calls that rarely hang (see the pack)
 
 
 def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
@@ -39,6 +40,7 @@ def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
             when=entry.get("when", "missing"),
             why=entry.get("why", "it can block forever"),
             fixable=bool(entry.get("fixable", False)),
+            severity=entry.get("severity"),
             nonblocking=(nonblocking["keyword"], nonblocking.get("position"))
             if nonblocking
             else None,
@@ -53,8 +55,8 @@ class UnboundedCallGate:
     NA201's callee resolution can resolve it: a module's function or class through
     its import (`httpx.get`, `from requests import post as p`), or a method of a
     type (`requests.Session.get`) on any receiver, in a file that calls one of the
-    type's constructors (the only way a receiver gets a type: `queue.Queue()`, not
-    `asyncio.Queue()`); and whose arguments do not settle it."""
+    type's constructors or annotates something with it (the ways a receiver gets a
+    type: `queue.Queue()`, not `asyncio.Queue()`); and whose arguments do not settle it."""
 
     def __init__(self, specs: dict[str, TimeoutSpec], constructors: dict[str, str]) -> None:
         self.specs = specs
@@ -73,13 +75,37 @@ class UnboundedCallGate:
 
     def __call__(self, index: SyntaxIndex) -> bool:
         called = {name for call in index.of(ast.Call) for name in (last_name(call.func), *index.qualified(call.func))}
-        return any(_may_lack(call, spec) for call in index.of(ast.Call) for spec in self._candidates(call, index, called))
+        # A receiver gets its type from an annotation too (`http: requests.Session`).
+        called |= {
+            name
+            for node in index.of(ast.arg, ast.AnnAssign)
+            if isinstance(node.annotation, (ast.Name, ast.Attribute))
+            for name in index.qualified(node.annotation)
+        }
+        # A module held in a variable or attribute (`self.urllibrequest = urllib.request`).
+        held = {
+            name
+            for node in index.of(ast.Assign)
+            if isinstance(node.value, ast.Attribute) and _root(node.value) in index.imports
+            for name in index.qualified(node.value)
+        }
+        return any(
+            _may_lack(call, spec) for call in index.of(ast.Call) for spec in self._candidates(call, index, called, held)
+        )
 
-    def _candidates(self, call: ast.Call, index: SyntaxIndex, called: set[str | None]) -> list[TimeoutSpec]:
+    def _candidates(self, call: ast.Call, index: SyntaxIndex, called: set[str | None], held: set[str]
+                    ) -> list[TimeoutSpec]:
         found = [self.specs[name] for name in index.qualified(call.func) if name in self.specs]
         if isinstance(call.func, ast.Attribute):
             found += [spec for spec, makers in self.methods.get(call.func.attr, ()) if makers & called]
+            found += [self.specs[name] for name in (f"{module}.{call.func.attr}" for module in held) if name in self.specs]
         return found
+
+
+def _root(expr: ast.expr) -> str | None:
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def _may_lack(call: ast.Call, spec: TimeoutSpec) -> bool:

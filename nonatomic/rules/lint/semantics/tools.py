@@ -41,6 +41,12 @@ class Write:
     name: str  # the call as a message names it: `crm.tickets.create`
     level: str  # a LEVELS entry other than "none"
     via: str | None = None  # for a module function: the write it makes (`requests.post`)
+    # Seen, not guessed: the user's table, a known SDK call, a tool's name, an HTTP write
+    # verb or a high-level write verb on an external client.  A guess from an overloaded
+    # verb (`close`, `set`, `dispatch`) or a name alone is not known: findings built on it
+    # are reported at a lower severity.
+    known: bool = True
+    hops: int = 0  # module functions between the call and the write (`via`)
 
 
 class ToolRegistry:
@@ -59,6 +65,9 @@ class ToolRegistry:
         self.inference_with_model = tuple(pack["inference_calls_with_model"])
         self.prepositions = set(pack["prepositions"])
         self.local_hosts = tuple(pack["local_hosts"])
+        self.inference_paths = tuple(pack["inference_paths"])
+        self.dispatchers = pack["tool_dispatchers"]
+        self.hint_names = pack["tool_annotations"]
         self.levels: dict[str, str] = dict(table.get("levels", {}))
         self.write_globs, self.read_globs = [], []
         for entry in table.get("write", []):
@@ -97,7 +106,9 @@ class ToolRegistry:
             if word in self.read_verbs:
                 if found[i + 1 : i + 2] in (["or"], ["and"]) and found[i + 2 : i + 3]:
                     joined = self.verb_level.get(found[i + 2])  # `get_or_create`
-                    return (self.levels.get(name, joined), False) if joined else (None, False)
+                    if joined is None or found[-1] in self.in_process:
+                        return None, False  # `get_or_create_session`: a factory
+                    return self.levels.get(name, joined), False
                 return None, False
         return None, False
 
@@ -149,6 +160,9 @@ class ToolRegistry:
             return Write(shown, self.levels.get(method, "high"))
         if self._inference(dotted or callee, carrier):
             return None
+        dispatched = self._dispatched(method, carrier)
+        if dispatched is not None:
+            return dispatched
         if callee is not None:
             sdk = self._sdk_write(callee, method, carrier)
             if sdk is not None:
@@ -172,9 +186,38 @@ class ToolRegistry:
         client = receiver is not None and self._client_like(receiver)
         if not client and (level == "low" or (alone and word_list(method)[0] in self.ambiguous)):
             return None
-        if method.upper() in _HTTP_WRITES and self._local(carrier):
+        if alone and not carrier.args and word_list(method)[0] in self.ambiguous:
+            return None  # `session.close()`, `task.cancel()`: a lifecycle call, not a tool
+        if method.upper() in _HTTP_WRITES and (self._local(carrier) or self._inference_url(carrier)):
             return None
-        return Write(shown, level)
+        return Write(shown, level, known=client and level != "low")
+
+    def _dispatched(self, method: str, carrier: cst.Call) -> Write | None:
+        """`session.call_tool("send_email", {...})`: the tool's name decides."""
+        if method not in self.dispatchers["methods"]:
+            return None
+        arg = calls.argument(carrier, tuple(self.dispatchers["keywords"]), self.dispatchers["position"])
+        name = arg.value.evaluated_value if arg is not None and isinstance(arg.value, cst.SimpleString) else None
+        if not isinstance(name, str):
+            return None
+        if self._user_kind([name]) == "read":
+            return None
+        level = "high" if self._user_kind([name]) == "write" else self.name_level(name)[0]
+        return Write(f"{method}({name!r})", self.levels.get(name, level)) if level else None
+
+    def hint(self, facts: FunctionFacts, which: str) -> cst.BaseExpression | None:
+        """The value of an MCP annotation (`read_only`, `idempotent`, `destructive`) given
+        as True where the function is declared a tool."""
+        value = facts.hints.get(self.hint_names[which])
+        return value if isinstance(value, cst.Name) and value.value == "True" else None
+
+    def body_write(self, facts: FunctionFacts, model: ModuleModel) -> Write | None:
+        """The first write a function's own body makes."""
+        for site in facts.sites:
+            inner = self.write_of(site.node.func, callee=site.callee, carrier=site.node, where=facts, model=model)
+            if inner is not None:
+                return inner
+        return None
 
     def _inference(self, name: str | None, carrier: cst.Call) -> bool:
         """A model call (`client.chat.completions.create(model=...)`): not a write."""
@@ -197,12 +240,22 @@ class ToolRegistry:
                 given = arg.value.evaluated_value if arg and isinstance(arg.value, cst.SimpleString) else None
                 if not isinstance(given, str) or given.upper() not in _HTTP_WRITES:
                     return "none"
-            if entry.get("http") and self._local(carrier):
+            if entry.get("http") and (self._local(carrier) or self._inference_url(carrier)):
                 return "none"
             if entry.get("verbs"):
                 return self.name_level(method)[0] or "none"
             return entry.get("level", "high")
         return None
+
+    def _inference_url(self, carrier: cst.Call) -> bool:
+        """A POST to a model endpoint (`.../chat/completions`, a classifier): inference."""
+        return any(
+            path in text
+            for arg in carrier.args
+            if arg.keyword is None or arg.keyword.value == "url"
+            if (text := _string_start(arg.value)) is not None
+            for path in self.inference_paths
+        )
 
     def _local(self, carrier: cst.Call) -> bool:
         """The request goes to this machine (a URL literal naming a local host)."""
@@ -226,15 +279,19 @@ class ToolRegistry:
         if kind == "write":
             result = Write(name, self.levels.get(name, "high"))
         elif kind is None and first_verb not in self.read_verbs:
-            level = self.name_level(name)[0] if facts.tool_name else None
+            # A tool's name tells, unless its MCP annotations say it only reads.
+            named = facts.tool_name and self.hint(facts, "read_only") is None
+            level = self.name_level(name)[0] if named else None
             if level is not None:
                 result = Write(name, level)
-            for site in facts.sites:
-                inner = self.write_of(site.node.func, callee=site.callee, carrier=site.node, where=facts, model=model)
-                if inner is not None:
-                    result = Write(name, _max_level(inner.level, result.level if result else "low"),
-                                   inner.via or inner.name)
-                    break
+            inner = self.body_write(facts, model)
+            if inner is not None:
+                if result is not None:  # a tool named for its write: known from its name
+                    result = Write(name, _max_level(inner.level, result.level))
+                else:
+                    result = Write(name, inner.level, inner.via or inner.name, inner.known, inner.hops + 1)
+        if result is not None and self.hint(facts, "destructive") is not None:
+            result = Write(result.name, _max_level(result.level, "high"), result.via, result.known, result.hops)
         model.memo[memo_key] = result
         return result
 
@@ -305,9 +362,12 @@ class ToolRegistry:
         facts = model.target_function(retried.target, retried.function)
         if facts is None and isinstance(retried.target, cst.Attribute):
             facts = model.target_function(retried.target.value, retried.function)  # `tool.invoke`
-        return self._key_inside(facts, model) if facts is not None else None
+        if facts is None:
+            return None
+        # A tool annotated idempotent is taken at its word (NA108 checks the word).
+        return self.hint(facts, "idempotent") or self.key_inside(facts, model)
 
-    def _key_inside(self, facts: FunctionFacts, model: ModuleModel) -> cst.CSTNode | None:
+    def key_inside(self, facts: FunctionFacts, model: ModuleModel) -> cst.CSTNode | None:
         memo_key = ("key", id(facts))
         if memo_key in model.memo:
             return model.memo[memo_key]
@@ -322,7 +382,7 @@ class ToolRegistry:
                 inner = model.target_function(site.node.func, facts)
                 key = self.idempotency_key_of(site.node, facts)
                 if key is None and inner is not None:
-                    key = self._key_inside(inner, model)
+                    key = self.key_inside(inner, model)
                 keys.append(key)
             found = keys[0] if keys and all(k is not None for k in keys) else None
         model.memo[memo_key] = found

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
 import libcst as cst
 
+from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.loops import calls_in
 from nonatomic.rules.lint.semantics.model import CallSite, FunctionFacts, ModuleModel, Retried
+from nonatomic.rules.lint.semantics.tool_config import tool_pack
 from nonatomic.rules.lint.tree import walk
 
 # Resolved callees whose value differs on every call.
@@ -32,8 +35,15 @@ _DEPTH = 4
 
 @dataclass(frozen=True)
 class Source:
-    anchor: cst.Call  # the call in the analysed function that makes the value volatile
+    anchor: cst.CSTNode  # the call (or the call id) in the analysed function that makes the value volatile
     shown: str  # what a message names: `uuid.uuid4()`, `make_key() (it calls time.time())`
+    # a framework's id of the tool call (`ctx.tool_call_id`): new when the model issues the call again
+    call_id: bool = False
+
+
+@lru_cache(maxsize=None)
+def _call_ids() -> frozenset[str]:
+    return frozenset(tool_pack()["call_ids"])
 
 
 def is_volatile_callee(callee: str | None) -> bool:
@@ -55,6 +65,9 @@ class VolatileFinder:
             return []
         if isinstance(expr, cst.Call):
             return self._call(expr, where, depth)
+        last = expr.attr.value if isinstance(expr, cst.Attribute) else expr.value if isinstance(expr, cst.Name) else None
+        if last in _call_ids():
+            return [Source(expr, f"`{dotted_name(expr) or last}` (the framework's id of this tool call)", call_id=True)]
         if isinstance(expr, cst.Name):
             if where is None:
                 return []
@@ -116,6 +129,9 @@ class VolatileFinder:
     def per_attempt(self, source: Source, retried: Retried) -> bool:
         """`source` is evaluated again on every attempt of `retried`: it is inside the retried
         loop, the retried (decorated) function, or the lambda handed to a retry helper."""
+        if source.call_id:  # the same across the tool's own retries, new when the agent runs it again
+            return any(scope.construct is not None and scope.construct.entry.get("new_call_ids")
+                       for scope in retried.scopes)
         function = self.function_of(source)
         if function is None:
             return False
@@ -123,7 +139,7 @@ class VolatileFinder:
             if scope.kind in ("loop", "attempts") and isinstance(scope.node, (cst.For, cst.While)):
                 if any(call is source.anchor for call in calls_in(scope.node.body)):
                     return True
-            elif scope.kind in ("decorator", "retry_policy") and scope in function.scopes:
+            elif scope.kind in ("decorator", "retry_policy", "raise") and scope in function.scopes:
                 return True
             elif isinstance(retried.function.node if retried.function else None, cst.Lambda):
                 if function is retried.function:

@@ -149,6 +149,8 @@ def retry_construct(index: SyntaxIndex) -> bool:
     for call in index.of(ast.Call):
         callees.append(call.func)
         given = {keyword.arg for keyword in call.keywords}
+        if given & names.by_keyword.get(last_name(call.func) or "", frozenset()):
+            return True  # `@app.task(autoretry_for=...)` of an app built elsewhere
         if {last_name(call.func), index.called(call)} & names.takes_policy and given & names.policy_keywords:
             return True
         if isinstance(call.func, ast.Attribute) and call.func.attr == names.with_retry:
@@ -164,6 +166,21 @@ def retry_construct(index: SyntaxIndex) -> bool:
     return any(_retry_shaped(loop, index, names.sleeps) for loop in loops)
 
 
+def retried_or_call_id(index: SyntaxIndex) -> bool:
+    """NA102: a retry construct, or a framework's id of a tool call (`ctx.tool_call_id`),
+    which is new whenever the agent issues the call again."""
+    ids = _call_ids()
+    return any(
+        (node.attr if isinstance(node, ast.Attribute) else node.id) in ids
+        for node in index.of(ast.Attribute, ast.Name)
+    ) or retry_construct(index)
+
+
+@lru_cache(maxsize=None)
+def _call_ids() -> frozenset[str]:
+    return frozenset(load_pack("tools")["call_ids"])
+
+
 @dataclass(frozen=True)
 class _RetryNames:
     constructs: frozenset[str]
@@ -172,6 +189,7 @@ class _RetryNames:
     with_retry: str
     counters: frozenset[str]  # last names
     sleeps: frozenset[str]  # last names
+    by_keyword: dict[str, frozenset[str]]  # last name -> keywords that make it a construct
 
 
 @lru_cache(maxsize=None)
@@ -183,8 +201,14 @@ def _retry_names() -> _RetryNames:
     def last(names) -> frozenset[str]:
         return frozenset(name.rsplit(".", 1)[-1] for name in names)
 
+    by_keyword: dict[str, frozenset[str]] = {}
+    for construct in pack["constructs"]:
+        for name in last(construct["names"]) if construct.get("by_keyword") else ():
+            by_keyword[name] = by_keyword.get(name, frozenset()) | frozenset(construct["by_keyword"])
+    policies = [name for c in pack["constructs"] for name in c.get("policy", {}).get("names", ())]
     return _RetryNames(
-        constructs=frozenset(name for construct in pack["constructs"] for name in construct["names"]),
+        constructs=frozenset(name for construct in pack["constructs"] for name in construct["names"]) | frozenset(policies),
+        by_keyword=by_keyword,
         takes_policy=frozenset(policy["add_node"]) | last(policy["decorators"]),
         policy_keywords=frozenset(policy["keywords"]),
         with_retry=pack["with_retry"]["method"],

@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+
+import libcst as cst
+
+from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.tools import ToolRegistry
+
+_CLAIMS = {
+    "read_only": "only reads",
+    "idempotent": "may be called again with the same arguments to no further effect",
+}
+
+
+class MisleadingToolAnnotation(LintRule):
+    """
+    ## What it does
+    Flags a tool annotated with MCP `ToolAnnotations(readOnlyHint=True)` or
+    `idempotentHint=True` (or the same keys in an `annotations={...}` dict) whose
+    own body performs a write without an idempotency key. Tools are FastMCP
+    `@mcp.tool`, low-level `@server.call_tool()`, and the other tool decorators
+    the registry knows; writes and keys are the tool registry's
+    (`[tool.nonatomic.tools]`).
+
+    ## Why is this bad?
+    Annotations are what MCP clients and agent hosts decide by: a read-only tool
+    is run without asking the user, an idempotent one is retried after a timeout
+    without a second thought. An `update_contact` tool declared idempotent posted
+    a new note to the CRM on every call; when the host retried it after a slow
+    answer, the customer's record gained the same note three times, and an
+    approval prompt that would have caught a "write" never appeared.
+
+    A tool that passes a stable idempotency key to its write keeps its promise
+    and is not flagged; neither is one whose annotations admit the write
+    (`readOnlyHint=False`, `idempotentHint=False`).
+
+    ## Example
+    ```python
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    mcp = FastMCP("crm")
+
+    @mcp.tool(annotations=ToolAnnotations(idempotentHint=True))
+    def add_note(contact_id: str, text: str) -> str:
+        return CRM.notes.create(contact_id=contact_id, body=text).id
+    ```
+
+    ## Use instead
+    ```python
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    mcp = FastMCP("crm")
+
+    @mcp.tool(annotations=ToolAnnotations(idempotentHint=True))
+    def add_note(contact_id: str, text: str, request_id: str) -> str:
+        return CRM.notes.create(contact_id=contact_id, body=text, idempotency_key=request_id).id
+    ```
+    Or annotate the tool as what it is: `ToolAnnotations(idempotentHint=False)`.
+    """
+
+    code = "NA108"
+    METADATA_DEPENDENCIES = (RetryProvider,)
+
+    VALID = [
+        # The write passes a stable key: the promise is kept.
+        """
+
+            from mcp.server.fastmcp import FastMCP
+            from mcp.types import ToolAnnotations
+
+            mcp = FastMCP("billing")
+
+            @mcp.tool(annotations=ToolAnnotations(idempotentHint=True, destructiveHint=False))
+            def refund(order_id: str) -> str:
+                return PAYMENTS.refund(order_id, idempotency_key=f"refund-{order_id}")
+            """,
+        # A read-only tool that reads.
+        """
+
+            from mcp.server.fastmcp import FastMCP
+
+            mcp = FastMCP("crm")
+
+            @mcp.tool(annotations={"readOnlyHint": True})
+            def find_contact(email: str) -> dict:
+                return CRM.contacts.search(email=email)
+            """,
+        # The annotations admit the write.
+        """
+
+            from mcp.server.fastmcp import FastMCP
+            from mcp.types import ToolAnnotations
+
+            mcp = FastMCP("mail")
+
+            @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=False))
+            def send_email(to: str, body: str) -> str:
+                return MAILER.send_email(to, body)
+            """,
+        # Not a tool: a look-alike keyword on some other decorator.
+        """
+
+            @router.post("/notes", annotations={"idempotentHint": True})
+            def add_note(contact_id: str, text: str):
+                CRM.notes.create(contact_id=contact_id, body=text)
+            """,
+    ]
+    INVALID = [
+        Invalid("""
+
+                from mcp.server.fastmcp import FastMCP
+                from mcp.types import ToolAnnotations
+
+                mcp = FastMCP("crm")
+
+                @mcp.tool(annotations=ToolAnnotations(idempotentHint=True))
+                def add_note(contact_id: str, text: str) -> str:
+                    return CRM.notes.create(contact_id=contact_id, body=text).id
+                """, line=7),
+        # A read-only hint on a tool that sends mail, the server imported from elsewhere.
+        Invalid("""
+
+                from app.server import mcp
+
+                @mcp.tool(name="lookup_order", annotations={"readOnlyHint": True, "openWorldHint": True})
+                async def lookup_order(order_id: str) -> str:
+                    order = await ORDERS.get_order(order_id)
+                    await MAILER.send_email(order.email, "we looked at your order")
+                    return order.status
+                """, line=4),
+    ]
+
+    def __init__(self, context=None) -> None:
+        super().__init__(context)
+        settings = self.context.settings
+        self.registry = ToolRegistry.for_table(settings.tools if settings is not None else None)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        model = self.get_metadata(RetryProvider, node)
+        for group in model.functions.values():
+            for facts in group:
+                if not facts.tool_name or not facts.hints:
+                    continue
+                for which, claim in _CLAIMS.items():
+                    hint = self.registry.hint(facts, which)
+                    if hint is None:
+                        continue
+                    write = self.registry.body_write(facts, model)
+                    if write is None or self.registry.key_inside(facts, model) is not None:
+                        break
+                    spelled = self.registry.hint_names[which]
+                    self.report(
+                        hint,
+                        f"tool `{facts.tool_name}` is annotated `{spelled}=True` (it {claim}) but calls "
+                        f"`{write.via or write.name}(...)`, a write without an idempotency key: clients "
+                        "that trust the annotation run it unasked or retry it",
+                    )
+                    break
