@@ -38,8 +38,8 @@ demo: $(STAMP)
 	$(BIN)/nonatomic replay --fail-on never sample_logs/*.jsonl
 	@echo "== nonatomic replay --mapping sample_logs/foreign/mapping.yaml sample_logs/foreign/ =="
 	$(BIN)/nonatomic replay --fail-on never --mapping sample_logs/foreign/mapping.yaml sample_logs/foreign/
-	@echo "== nonatomic replay --input-format otlp sample_logs/otlp/ (OpenTelemetry GenAI spans) =="
-	$(BIN)/nonatomic replay --fail-on never --input-format otlp sample_logs/otlp/
+	@echo "== nonatomic replay sample_logs/otlp/ (OpenTelemetry GenAI spans, recognised without a flag) =="
+	$(BIN)/nonatomic replay --fail-on never sample_logs/otlp/
 	@mkdir -p $(dir $(REPORT))
 	$(BIN)/nonatomic replay --fail-on never --format html --output $(REPORT) sample_logs/*.jsonl
 	@echo "HTML report of the sample incidents: $(REPORT) (open it in a browser)"

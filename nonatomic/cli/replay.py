@@ -68,6 +68,7 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
     from nonatomic.replay.report import render, render_json
     from nonatomic.replay.report.html import REPORT_EVENTS, REPORT_TASKS
     from nonatomic.replay.report.model import GROUP_SHOWN, GROUPS_SHOWN, TEXT_QUARANTINE_SHOWN
+    from nonatomic.replay.report.text import clean
 
     if emit_sql:
         write(_queries(emit_sql, codes(select), codes(ignore)), output)
@@ -80,13 +81,14 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
     else:
         session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
+        warnings = session.warnings()  # judged over the whole database, before a --task restriction
         restrict(session, tasks)
         found = session.find(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
         summary = session.summary(found)
         severities = found.severities()
         if fmt == "json":
             # streamed from the engine while it is written: the connection must stay open
-            write(render_json(summary, found.json_texts(max_findings), session.quarantine_texts()), output)
+            write(render_json(summary, found.json_texts(max_findings), session.quarantine_texts(), warnings), output)
         else:
             quarantine = session.quarantine_rows(TEXT_QUARANTINE_SHOWN)
             timelines, omitted = session.timelines(found, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
@@ -95,8 +97,12 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
             colour = wants_color(color, to_file=output is not None)
             write(render(fmt, summary, groups, severities, quarantine, timelines, omitted, color=colour), output,
                   color=colour)
-    if strict and summary["quarantined"]:
-        click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined", err=True)
+    for warning in warnings:  # a file name is a value from outside: escaped for the terminal as the report is
+        click.echo("nonatomic: warning: " + clean(f"{warning['file'] + ': ' if warning['file'] else ''}"
+                                                  f"{warning['message']}"), err=True)
+    if strict and (summary["quarantined"] or any(w["file"] for w in warnings)):
+        click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined, "
+                   f"{sum(1 for w in warnings if w['file'])} file(s) with nothing to replay", err=True)
         sys.exit(2)
     failing = fail_on != "never" and any(rank(s) <= rank(fail_on) for s in severities)
     sys.exit(1 if failing else 0)

@@ -26,6 +26,7 @@ from nonatomic.replay.ingest.inputs import LogFile, discover
 from nonatomic.replay.ingest.ledger import CHANGES
 from nonatomic.replay.ingest.mapping import FieldMapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
+from nonatomic.replay.notices import notices
 from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OPS
@@ -62,10 +63,12 @@ class TimelineView:
 class Replay:
     """Logs ingested into DuckDB (`.con`, free for your own SQL), with the detectors one call away."""
 
-    def __init__(self, con, ingested: IngestResult, settings: dict | None = None) -> None:
+    def __init__(self, con, ingested: IngestResult, settings: dict | None = None,
+                 mapping: FieldMapping | None = None) -> None:
         self.con = con
         self.ingested = ingested
         self.settings = settings
+        self.mapping = mapping
 
     def events(self, task_id: str | None = None) -> pd.DataFrame:
         """Events in task order (time, then seq, attempt and file position)."""
@@ -139,6 +142,10 @@ class Replay:
                                   "AS VARCHAR) FROM quarantine ORDER BY file, line")
         while rows := result.fetchmany(BATCH):
             yield from (text for (text,) in rows)
+
+    def warnings(self) -> list[dict]:
+        """What the input hid from the detectors, with the likely cause (notices.py)."""
+        return notices(self.con, self.mapping)
 
     def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
         """Those of `tasks` that no stored event belongs to, sorted."""
@@ -231,7 +238,7 @@ def open_logs(
         except BaseException:
             con.close()
             raise
-    return Replay(con, ingested, settings)
+    return Replay(con, ingested, settings, mapping)
 
 
 def summarize(con, findings: list[dict] | Findings) -> dict:
@@ -240,8 +247,23 @@ def summarize(con, findings: list[dict] | Findings) -> dict:
     files, lines = _row(con, "SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files")
     events, tasks = _row(con, f"SELECT count(*), count(DISTINCT task_id) FROM {_stored(con)}")
     (quarantined,) = _row(con, "SELECT count(*) FROM quarantine")
-    return {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
-            "tasks": tasks, "findings": findings.count() if isinstance(findings, Findings) else len(findings)}
+    summary = {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
+               "tasks": tasks, "findings": findings.count() if isinstance(findings, Findings) else len(findings)}
+    spans = span_counts(con)
+    if spans is not None:
+        summary["spans"] = spans
+    return summary
+
+
+def span_counts(con) -> dict | None:
+    """Spans read from trace files (None when none was read): tool spans by convention, the ignored by kind."""
+    rows = con.execute("SELECT tool, kind, sum(spans) FROM trace_spans GROUP BY ALL ORDER BY 3 DESC, 2").fetchall()
+    if not rows:
+        return None
+    tool = {kind: int(n) for is_tool, kind, n in rows if is_tool}
+    ignored = {kind: int(n) for is_tool, kind, n in rows if not is_tool}
+    return {"read": sum(tool.values()) + sum(ignored.values()), "tool": sum(tool.values()),
+            "ignored": sum(ignored.values()), "tool_by_convention": tool, "ignored_by_kind": ignored}
 
 
 def _row(con, sql: str) -> tuple:

@@ -22,11 +22,12 @@ from nonatomic.replay import findings as table
 from nonatomic.replay.findings import Findings
 from nonatomic.replay.ingest.database import unordered
 from nonatomic.replay.ingest.schema import EVENT_ORDER
-from nonatomic.replay.report.model import duration
-from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
+from nonatomic.replay.report.model import cite, duration
+from nonatomic.replay.settings import DEFAULT_SETTINGS, project_levels, validate_settings
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK, STAGES, Stage, events_stage
+from nonatomic.rules.write_levels import NameLevels
 
 _RAW = "nr_rows"
 """One detector's rows, numbered (`rid`), while its findings are built."""
@@ -54,9 +55,11 @@ def build_findings(
     tasks: Iterable[str] | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
+    levels: NameLevels | None = None,
 ) -> Findings:
     """Run the chosen detectors into the findings table of `con` (replacing an earlier run's),
-    keeping findings of `tasks` (all when None) at or after `since` and before `until`."""
+    keeping findings of `tasks` (all when None) at or after `since` and before `until`;
+    `levels` grades the findings of writes (default: the project's tool registry)."""
     detectors = choose(select, ignore)
     params = {**DEFAULT_SETTINGS, **validate_settings(settings or {})}
     stages = stages_for(
@@ -65,7 +68,7 @@ def build_findings(
     # Stages are sets: letting DuckDB write them in any order saves re-ordering window output.
     with unordered(con):
         try:
-            _run(con, detectors, stages, params, table.filters(tasks, since, until))
+            _run(con, detectors, stages, params, table.filters(tasks, since, until), levels or project_levels())
         finally:
             con.execute(f"DROP TABLE IF EXISTS {_RAW}")
             for stage in reversed(stages):
@@ -73,19 +76,23 @@ def build_findings(
     return Findings(con)
 
 
-def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict]) -> list[dict]:
+def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict],
+                   levels: NameLevels | None = None) -> list[dict]:
     """Findings from detector rows and the evidence of their witnesses (`witness_ids`), sorted,
-    as the DuckDB engine builds them in SQL (tests pin the two equal)."""
-    return [finding for finding, _ in shape_grouped(raw, evidence)]
+    as the DuckDB engine builds them in SQL (tests pin the two equal).  `levels` grades the
+    findings of writes (default: the project's tool registry, write_levels)."""
+    return [finding for finding, _ in shape_grouped(raw, evidence, levels)]
 
 
-def shape_grouped(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict]) -> list[tuple[dict, tuple]]:
+def shape_grouped(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict],
+                  levels: NameLevels | None = None) -> list[tuple[dict, tuple]]:
     """Each finding of shape_findings with what the reports group it by: (kind, subject)."""
+    levels = levels or project_levels()
     shaped = []
     for detector, row in raw:
         subject = table.subject_field(detector)
         group = (subject[1], row[subject[0]]) if subject else ("task", row["task_id"])
-        shaped.append((_finding(detector, row, evidence), group))
+        shaped.append((_finding(detector, row, evidence, levels), group))
     return sorted(shaped, key=lambda pair: _sort_key(pair[0]))
 
 
@@ -93,7 +100,8 @@ def _kind(stage: Stage) -> str:
     return "TABLE" if stage.materialized else "VIEW"
 
 
-def _run(con, detectors: list[Detector], stages: list[Stage], params: dict, where: tuple[str, dict]) -> None:
+def _run(con, detectors: list[Detector], stages: list[Stage], params: dict, where: tuple[str, dict],
+         levels: NameLevels) -> None:
     # Each detector runs as soon as its stages exist and a stage is dropped after its last
     # reader, so the lock stages are gone before the attempts are built (a lower peak).
     built: list[Stage] = []
@@ -106,7 +114,12 @@ def _run(con, detectors: list[Detector], stages: list[Stage], params: dict, wher
         con.execute(f"CREATE OR REPLACE TEMP TABLE {_RAW} AS SELECT ROW_NUMBER() OVER () AS rid, * "
                     f"FROM ({detector.sql})", {p: params[p] for p in detector.parameters()})
         columns = dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {_RAW})").fetchall())
-        con.execute(table.insert_sql(detector, _RAW, columns, where[0]), where[1])
+        bound = dict(where[1])
+        if table.graded(detector, columns):
+            # the registry is Python's: each distinct tool is looked up once, the severe ones bound as a list
+            tools = con.execute(f"SELECT DISTINCT CAST(tool AS VARCHAR) FROM {_RAW} WHERE tool IS NOT NULL").fetchall()
+            bound["severe_tools"] = [t for (t,) in tools if levels.write_severity(t) == "error"]
+        con.execute(table.insert_sql(detector, _RAW, columns, where[0]), bound)
         _drop_unneeded(con, detectors[i + 1:], stages, built)
 
 
@@ -176,7 +189,7 @@ def witness_ids(row: Mapping) -> list[int]:
     return [i for i in dict.fromkeys(ids) if i is not None]
 
 
-def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
+def _finding(detector: Detector, row: dict, evidence: dict[int, dict], levels: NameLevels) -> dict:
     named = detector.named_witnesses(row["witness_ids"])
     roles: dict[int, str] = {}
     for name, event_id in named:
@@ -187,6 +200,8 @@ def _finding(detector: Detector, row: dict, evidence: dict[int, dict]) -> dict:
     )
     fields = {k: v for k, v in row.items() if k not in ("anchor_id", "witness_ids")}
     severity = fields.pop("severity", None) or detector.severity
+    if detector.graded_by_write and levels.write_severity(row.get("tool")) == "error":
+        severity = "error"
     template = detector.template(fields.pop("variant", None))
     values = {k: _Field(v) for k, v in fields.items()}
     finding = {
@@ -210,7 +225,7 @@ def _because(detector: Detector, named: list[tuple[str, int]], values: Mapping, 
     for name, clause in detector.witnesses:
         # in time order: the order of a list a detector aggregates (NR301's effects) is the engine's, not the log's
         cited = sorted((evidence[i] for n, i in named if n == name), key=lambda e: (e["ts"], e["file"], e["line"]))
-        where = ", ".join(f"{e['file']}:{e['line']}" for e in cited)
+        where = ", ".join(cite(e) for e in cited)
         if where:
             lines.append(f"because {clause.format_map(values)} ({where})")
     return lines

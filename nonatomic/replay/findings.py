@@ -42,6 +42,8 @@ CREATE OR REPLACE TEMP TABLE {TABLE} (
     fingerprint VARCHAR, subject_kind VARCHAR, subject VARCHAR, finding VARCHAR
 )
 """
+_CITE = "file || ':' || line || CASE WHEN coalesce(span_id, '') <> '' THEN ' span ' || span_id ELSE '' END"
+"""report.model.cite in SQL, over `file`, `line` and `span_id`."""
 _RANK = "CASE severity " + " ".join(f"WHEN '{s}' THEN {i}" for i, s in enumerate(SEVERITIES)) + " ELSE 9 END"
 
 
@@ -52,20 +54,28 @@ def subject_field(detector: Detector) -> tuple[str, str] | None:
     return next(((f, label) for f, label in SUBJECTS if f in named), None)
 
 
+def graded(detector: Detector, columns: Mapping[str, str]) -> bool:
+    """Does the write level of the rows' `tool` grade the detector's findings (rules.replay.base)?"""
+    return detector.graded_by_write and "tool" in columns
+
+
 def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_clause: str = "") -> str:
     """INSERT the findings of `raw` (a table of the detector's rows plus a `rid`) into TABLE.
 
     `columns` maps the raw table's columns to their DuckDB types; `where` filters on
-    `f.task_id` / `f.moment` (bound by the caller).
+    `f.task_id` / `f.moment` (bound by the caller), and a `graded` detector's findings are
+    errors for the tools in `$severe_tools` (bound by the caller: write_levels decides).
     """
     severity = f"coalesce(r.severity, '{detector.severity}')" if "severity" in columns else f"'{detector.severity}'"
+    if graded(detector, columns):
+        severity = f"CASE WHEN list_contains($severe_tools, CAST(r.tool AS VARCHAR)) THEN 'error' ELSE {severity} END"
     subject = subject_field(detector)
     kind, value = (f"'{subject[1]}'", _text(f"r.{_quote(subject[0])}", columns[subject[0]])) if subject else \
         ("'task'", "r.task_id")
     names = [name for name, _ in detector.witnesses]
     ids = "coalesce(r.witness_ids, [])" if "witness_ids" in columns else "CAST([] AS BIGINT[])"
-    # because lines: for each named witness, the clause and the file:line of its events in time order
-    where = [f"string_agg(file || ':' || line, ', ' ORDER BY ts, file, line) FILTER (WHERE name = {_literal(n)}) AS w{k}"
+    # because lines: for each named witness, the clause and where its events are (report.model.cite) in time order
+    where = [f"string_agg({_CITE}, ', ' ORDER BY ts, file, line) FILTER (WHERE name = {_literal(n)}) AS w{k}"
              for k, n in enumerate(names)]
     because = ", ".join(f"CASE WHEN b.w{k} IS NOT NULL THEN concat('because ', {_template(clause, columns)}, ' (', "
                         f"b.w{k}, ')') END" for k, (_, clause) in enumerate(detector.witnesses))
@@ -90,7 +100,8 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
     ),
     located AS (
         SELECT w.rid, w.anchor_id, e.event_id, f.file, f.name AS file_name, e.line,
-               strftime(timezone('UTC', e.ts), '{TS_FORMAT}') AS ts, date_trunc('millisecond', e.ts) AS moment
+               strftime(timezone('UTC', e.ts), '{TS_FORMAT}') AS ts, date_trunc('millisecond', e.ts) AS moment,
+               json_extract_string(e.extra, '$.trace_id') AS trace_id, json_extract_string(e.extra, '$.span_id') AS span_id
         FROM witnessed w JOIN {EVENT_ROWS} e USING (event_id) JOIN files f USING (file_id)
     ),
     roles AS (
@@ -98,12 +109,18 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         SELECT rid, event_id, regexp_replace(arg_min(name, pos), '_[^_]*$', '') AS role FROM named GROUP BY ALL
     ),
     proofs AS (
-        -- sorted by (ts, file, line) as structs that lead with those fields, then put in the contract's order
+        -- sorted by (ts, file, line) as structs that lead with those fields, then put in the contract's
+        -- order; an event read from a trace also cites its trace and span
         SELECT l.rid,
                list_transform(list_sort(list({{'ts': l.ts, 'file': l.file, 'line': l.line, 'event_id': l.event_id,
-                                               'role': coalesce(o.role, 'anchor')}})),
-                              lambda x: {{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts,
-                                         'role': x.role}}) AS events,
+                                               'role': coalesce(o.role, 'anchor'), 'trace_id': l.trace_id,
+                                               'span_id': l.span_id}})),
+                              lambda x: CASE WHEN x.span_id IS NULL
+                                  THEN to_json({{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts,
+                                                'role': x.role}})
+                                  ELSE to_json({{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts,
+                                                'trace_id': x.trace_id, 'span_id': x.span_id, 'role': x.role}})
+                                  END) AS events,
                list_sort(list(l.file_name || ':' || l.line)) AS keys,
                any_value(l.ts) FILTER (WHERE l.event_id = l.anchor_id) AS ts,
                any_value(l.moment) FILTER (WHERE l.event_id = l.anchor_id) AS moment

@@ -5,6 +5,7 @@ Both engines (DuckDB and Spark) and the timelines read them from here.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,6 +15,7 @@ import yaml
 from nonatomic.config import ConfigError, find_config, load_tool_table
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import SHARED_PARAMS
+from nonatomic.rules.write_levels import NameLevels
 
 DEFAULT_SETTINGS: dict[str, object] = {
     **SHARED_PARAMS,
@@ -86,3 +88,15 @@ def _pattern(key, value) -> str:
 
 
 _SETTING_CHECKS = {"non_retryable": _status_codes, "min_backoff_ms": _milliseconds, "read_tools": _pattern}
+
+
+@functools.lru_cache(maxsize=8)
+def _levels_for(config: Path | None) -> NameLevels:
+    table = load_tool_table(config).get("tools", {}) if config is not None else {}
+    return NameLevels(table if isinstance(table, dict) else {})
+
+
+def project_levels(start: Path | None = None) -> NameLevels:
+    """The shipped registry extended by the `tools` table of the nearest config (`[tool.nonatomic.tools]`
+    of a pyproject.toml), as lint reads it."""
+    return _levels_for(find_config(start or Path.cwd()))

@@ -44,9 +44,12 @@ def shaped_in_python(con) -> list[dict]:
     for stage in reversed(stages):
         con.execute(f"DROP TABLE {stage.name}")
     ids = sorted({i for _, row in raw for i in witness_ids(row)})
-    rows = con.execute("SELECT event_id, file, line, strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ') "
+    rows = con.execute("SELECT event_id, file, line, strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ'), "
+                       "json_extract_string(extra, '$.trace_id'), json_extract_string(extra, '$.span_id') "
                        "FROM events WHERE event_id IN (SELECT unnest($ids))", {"ids": ids}).fetchall()
-    evidence = {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3]} for r in rows}
+    # an event read from a trace also cites its trace and span
+    evidence = {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3],
+                       **({"trace_id": r[4], "span_id": r[5]} if r[5] is not None else {})} for r in rows}
     return shaped(raw, evidence)
 
 

@@ -46,7 +46,7 @@ def test_json_report_has_the_contract_shape(clean_log):
     result = run("--format", "json", clean_log)
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert set(report) == {"summary", "findings", "quarantine"}
+    assert set(report) == {"summary", "findings", "quarantine", "warnings"}
     assert report["summary"] == {"files": 1, "lines": 3, "events": 3, "quarantined": 0, "tasks": 1, "findings": 0}
 
 

@@ -2,8 +2,9 @@
 
 The format comes from the name (`.jsonl`, `.ndjson`, `.json`, `.log`, `.csv`,
 `.parquet`, each JSONL/CSV optionally `.gz`/`.zst`) or, for other names, from
-the first bytes; `--input-format` overrides both (and is the only way to read
-OTLP trace exports, which are JSON Lines too).
+the first bytes; a JSON file whose first document is a trace export (OTLP
+`resourceSpans`, or the SDK console exporter's span objects) is read as
+`otlp`.  `--input-format` overrides all of this.
 
 `-` is standard input.  Standard input, pipes (`/dev/stdin`, `<(zcat ...)`) and
 named pipes cannot be read twice or seeked, and DuckDB does both: they are
@@ -14,12 +15,15 @@ from there, while reports still cite the name the user gave.
 from __future__ import annotations
 
 import glob
+import gzip
 import os
 import shutil
 import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from nonatomic.replay.ingest.spans import looks_like_traces
 
 FORMATS = ("jsonl", "csv", "parquet", "otlp")
 
@@ -155,4 +159,37 @@ def _classify(path: str, input_format: str, spooled: str | None = None) -> LogFi
     fmt = _SUFFIX_FORMAT.get(suffixes[-1] if suffixes else "")
     if fmt is None:
         fmt = "parquet" if head == b"PAR1" else "jsonl"
+    if fmt == "jsonl" and looks_like_traces(_head_text(location, compression)):
+        fmt = "otlp"
     return LogFile(path, fmt, "none" if fmt == "parquet" else compression, spooled)
+
+
+_SNIFFED = 1 << 16
+"""Bytes of a file's (decompressed) start read to tell a trace export from a guard log."""
+
+
+def _head_text(path: str, compression: str) -> str:
+    try:
+        if compression == "zstd":
+            return _zstd_head(path)
+        opener = gzip.open if compression == "gzip" else open
+        with opener(path, "rb") as fh:
+            return fh.read(_SNIFFED).decode("utf-8", "replace")
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return ""  # the reader reports what is wrong with the file
+
+
+def _zstd_head(path: str) -> str:
+    # No zstd decoder at run time but DuckDB's: its line reader gives the first non-blank line.
+    import duckdb
+
+    with duckdb.connect() as con:
+        try:
+            row = con.execute(
+                "SELECT line FROM read_csv($path, columns={'line': 'VARCHAR'}, delim=chr(31), quote='', "
+                "escape='', header=false, auto_detect=false, strict_mode=false, compression='zstd', "
+                "max_line_size=$size, ignore_errors=true) WHERE line IS NOT NULL LIMIT 1",
+                {"path": path, "size": 1 << 26}).fetchone()
+        except duckdb.Error:
+            return ""
+    return (row[0] if row else "")[:_SNIFFED]

@@ -85,7 +85,7 @@ def plan(con, log: LogFile, persistent: bool) -> Plan:
     if previous is None:
         return Plan(log.path, "unchanged" if held else "new", sha256=digest)
     file, _, _, last_line, complete = previous
-    grown = prefix_digest == previous[1] and log.format in ("jsonl", "csv") and log.compression == "none"
+    grown = prefix_digest == previous[1] and log.format in ("jsonl", "csv", "otlp") and log.compression == "none"
     if not grown or held:
         return Plan(log.path, "replaced", sha256=digest, previous=file, held_elsewhere=bool(held))
     if complete:
@@ -103,10 +103,11 @@ def record(con, log: LogFile, plan_: Plan, lines: int, last_line: int) -> None:
 
 
 def forget(con, log: LogFile, plan_: Plan) -> None:
-    """Remove the earlier version of a replaced file: its events, quarantine and ledger rows."""
+    """Remove the earlier version of a replaced file: its events, quarantine, span counts and ledger rows."""
     con.execute(f"DELETE FROM {EVENT_ROWS} WHERE file_id = (SELECT file_id FROM log_files WHERE file = $file)",
                 {"file": plan_.previous})
     con.execute("DELETE FROM quarantine WHERE file = $file", {"file": plan_.previous})
+    con.execute("DELETE FROM trace_spans WHERE file = $file", {"file": plan_.previous})
     con.execute("DELETE FROM ingested_files WHERE realpath = $realpath", {"realpath": os.path.realpath(log.path)})
 
 

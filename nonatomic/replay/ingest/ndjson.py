@@ -49,6 +49,8 @@ _JSON_COMPRESSION = {"none": "uncompressed"}
 
 def convert_file(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int) -> bool:
     """Convert the file's records with the JSON reader; False (and nothing converted) when it cannot be exact."""
+    if not mapping.plain():
+        return False  # the JSON reader sees top-level keys only; the line reader derives the rest
     params = Params()
     scan = (f"read_json({params(log.location)}, format='newline_delimited', records=true, maximum_depth=1, "
             f"compression='{_JSON_COMPRESSION.get(log.compression, log.compression)}', "

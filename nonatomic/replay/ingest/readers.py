@@ -53,10 +53,27 @@ def reader_for(con, log: LogFile, mapping: FieldMapping, params: Params, max_lin
                exact_lines: bool = False) -> Reader:
     """`exact_lines`: read a JSONL file's lines from EXACT_LINES (lines.py), not DuckDB's scanner."""
     if log.format == "jsonl":
-        return _jsonl(log, mapping, params, max_line_bytes, exact_lines)
-    if log.format == "csv":
-        return _csv(con, log, mapping, params, max_line_bytes)
-    return _parquet(con, log, mapping, params)
+        reader = _jsonl(log, mapping, params, max_line_bytes, exact_lines)
+    elif log.format == "csv":
+        reader = _csv(con, log, mapping, params, max_line_bytes)
+    else:
+        reader = _parquet(con, log, mapping, params)
+    return derived(reader, mapping, params)
+
+
+def derived(reader: Reader, mapping: FieldMapping, params: Params) -> Reader:
+    """The mapping's constants and presence-derived values in place of what the reader reads."""
+    if not mapping.constants and not mapping.presence:
+        return reader
+    sources = dict(reader.sources)
+    for field, value in mapping.constants.items():
+        sources[field] = Source(params(value))
+    for field, rule in mapping.presence.items():
+        read = sources.get(field)
+        absent = params(rule.absent) if rule.absent is not None else "NULL"
+        sources[field] = Source(f"CASE WHEN {read.sql} IS NOT NULL THEN {params(rule.present)} ELSE {absent} END"
+                                if read is not None else absent)
+    return replace(reader, sources=sources)
 
 
 def _line_reader_options(log: LogFile, max_line_bytes: int) -> str:
@@ -74,17 +91,21 @@ def jsonl_lines(log: LogFile, params: Params, max_line_bytes: int) -> str:
 
 
 def _jsonl(log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: int, exact_lines: bool) -> Reader:
-    names: list[str] = []
+    paths: list[tuple[str, str]] = []
     positions: dict[str, list[int]] = {}
     for field in FIELDS:
         for name in mapping.sources(field):
-            names.append(name)
-            positions.setdefault(field, []).append(len(names))
-    pointers = params(["/" + name.replace("~", "~0").replace("/", "~1") for name in names])
+            for path in _paths(name):
+                paths.append(path)
+                positions.setdefault(field, []).append(len(paths))
+    pointers = params([f"/{_escape(key)}{inner}" for key, inner in paths])
     # A key given twice in a line: the last one counts, as in Python, JavaScript and jq
-    # (DuckDB's lookups find the first).  Only such lines pay for the second parse.
-    last = (f"list_transform({params(names)}, lambda name: list_reverse(json_extract(line, '$.*'))"
-            f"[list_position(list_reverse(json_keys(line)), name)])")
+    # (DuckDB's lookups find the first).  Only such lines pay for the second parse; a
+    # nested path reads on in the last value of its top-level key.
+    keys, inners = params([key for key, _ in paths]), params([inner or "$" for _, inner in paths])
+    last = (f"list_transform(range(1, {len(paths) + 1}), lambda i: json_extract("
+            f"list_reverse(json_extract(line, '$.*'))[list_position(list_reverse(json_keys(line)), ({keys})[i])], "
+            f"({inners})[i]))")
     twice = "len(json_keys(line)) > len(list_distinct(json_keys(line)))"
     scan = f"{EXACT_LINES}" if exact_lines else f"(SELECT line, NULL AS bad FROM {jsonl_lines(log, params, max_line_bytes)})"
     relation = (
@@ -95,10 +116,11 @@ def _jsonl(log: LogFile, mapping: FieldMapping, params: Params, max_line_bytes: 
         f"FROM (SELECT *, CASE WHEN twice THEN try({last}) END AS chosen "
         f"FROM (SELECT *, coalesce(try({twice}), false) AS twice FROM {scan})))"
     )
-    wrong_types = [check for field in FIELDS for i in positions.get(field, ())
+    # A field derived from another's presence (derived below) takes any type of value.
+    wrong_types = [check for field in FIELDS if field not in mapping.presence for i in positions.get(field, ())
                    if (check := json_type_problem(field, f"types[{i}]")) is not None]
     sources = {
-        field: Source(_first(f"parsed[{i}]" for i in positions[field]))
+        field: Source(_first(f"parsed[{i}]" for i in positions[field])) if field in positions else None
         for field in FIELDS
     }
     # Most lines start with '{': CASE trims (copies) only the others.
@@ -177,6 +199,20 @@ def _columnar(relation: str, columns: dict[str, str], mapping: FieldMapping, par
         header_lines=header_lines,
         has_rejects=has_rejects,
     )
+
+
+def _paths(name: str) -> list[tuple[str, str]]:
+    """What a field name reads, as (top-level key, JSON pointer inside its value): the key
+    itself, then (for `a.b`) the nested path."""
+    flat = (name, "")
+    if "." not in name:
+        return [flat]
+    top, *inner = name.split(".")
+    return [flat, (top, "".join("/" + _escape(part) for part in inner))]
+
+
+def _escape(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
 
 
 def _first(expressions) -> str:

@@ -59,4 +59,14 @@ CREATE TABLE IF NOT EXISTS quarantine (
 )
 """
 
+TRACE_SPANS_DDL = """
+CREATE TABLE IF NOT EXISTS trace_spans (
+    file    VARCHAR NOT NULL,
+    kind    VARCHAR NOT NULL,
+    tool    BOOLEAN NOT NULL,
+    spans   BIGINT NOT NULL
+)
+"""
+"""Spans read from trace files: tool spans by convention, the others (ignored) by kind."""
+
 EVENT_ORDER = "ts, seq NULLS LAST, attempt NULLS FIRST, file, line"

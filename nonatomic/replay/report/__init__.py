@@ -2,9 +2,10 @@
 markdown, html) fed with built findings, quarantine and timelines, never a connection.
 
 JSON follows the contract exactly: `{"summary": {...}, "findings": [...],
-"quarantine": [...]}`, every finding, streamed from the JSON texts the engine
-built.  The human formats get the findings in groups (`model.CodeGroups`).
-Text and Markdown cite evidence as `file:line` so a reader can open the log line.
+"quarantine": [...], "warnings": [...]}`, every finding, streamed from the JSON texts the
+engine built (the human formats leave warnings to stderr).  The human formats get the findings
+in groups (`model.CodeGroups`).  Text and Markdown cite evidence as `file:line` so a reader can
+open the log line.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from nonatomic.replay.report import html, json_format, markdown, text
 from nonatomic.replay.report.model import CodeGroups, Timeline
 
 
-def render_json(summary: dict, findings: Iterable[str], quarantine: Iterable[str]) -> Iterator[str]:
-    """The JSON document in pieces, from the findings' and quarantined lines' JSON texts in order."""
-    return json_format.report(summary, findings, quarantine)
+def render_json(summary: dict, findings: Iterable[str], quarantine: Iterable[str],
+                warnings: Sequence[dict] = ()) -> Iterator[str]:
+    """The JSON document in pieces, from the findings' and quarantined lines' JSON texts in order;
+    it carries the `warnings` (the human formats leave them to stderr)."""
+    return json_format.report(summary, findings, quarantine, warnings)
 
 
 def render(fmt: str, summary: dict, groups: list[CodeGroups], severities: Mapping[str, int], quarantine: list[dict],

@@ -1,4 +1,4 @@
-"""The replay report as JSON: every finding and every quarantined line (the contract's shape).
+"""The replay report as JSON: every finding, every quarantined line and the warnings (the contract's shape).
 
 Findings arrive as JSON texts, built by the engine, and are written one per
 line as they come: the document is streamed, never held whole.
@@ -7,16 +7,20 @@ line as they come: the document is streamed, never held whole.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import date, datetime
 
 
-def report(summary: dict, findings: Iterable[str], quarantine: Iterable[str]) -> Iterator[str]:
-    """The document in pieces: summary, then each finding and each quarantined line (JSON texts) in order."""
+def report(summary: dict, findings: Iterable[str], quarantine: Iterable[str],
+           warnings: Sequence[dict] = ()) -> Iterator[str]:
+    """The document in pieces: summary, then each finding and each quarantined line (JSON texts) in
+    order, then the warnings."""
     yield '{\n  "summary": ' + _dumps(summary) + ',\n  "findings": '
     yield from _array(findings)
     yield ',\n  "quarantine": '
     yield from _array(quarantine)
+    yield ',\n  "warnings": '
+    yield from _array(json.dumps(w, default=_plain, ensure_ascii=False) for w in warnings)
     yield "\n}\n"
 
 

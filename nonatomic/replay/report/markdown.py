@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, duration, evidence,
-                                           extras, seconds, when)
+                                           extras, seconds, spans_line, when)
 from nonatomic.replay.report.scale import Scale
 from nonatomic.replay.report.text import clean
 
@@ -128,7 +128,8 @@ def _activations(t: Timeline) -> tuple[dict[int, list[int]], dict[int, list[int]
 def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> str:
     """Findings by code, then tool, lock or task: a table of the groups, then the first few of each."""
     out = ["# nonatomic replay", "", "| " + " | ".join(summary) + " |",
-           "|" + "---|" * len(summary), "| " + " | ".join(str(v) for v in summary.values()) + " |", ""]
+           "|" + "---|" * len(summary),
+           "| " + " | ".join(md(spans_line(v)) if k == "spans" else str(v) for k, v in summary.items()) + " |", ""]
     out += ["## Findings", ""]
     if not groups:
         out.append("No findings.")

@@ -183,8 +183,21 @@ def when(value: object) -> str:
     return value.isoformat() if isinstance(value, (datetime, date)) else str(value or "-")
 
 
+def cite(event: Mapping) -> str:
+    """Where an event is: `file:line`, and the span for an event read from a trace."""
+    span = f" span {event['span_id']}" if event.get("span_id") else ""
+    return f"{event['file']}:{event['line']}{span}"
+
+
+def spans_line(spans: Mapping) -> str:
+    """The spans a run read from traces, for the human formats."""
+    kinds = ", ".join(f"{kind} {n}" for kind, n in spans["ignored_by_kind"].items())
+    return (f"{spans['read']} span(s) read = {spans['tool']} tool span(s) + {spans['ignored']} ignored"
+            + (f" ({kinds})" if kinds else ""))
+
+
 def evidence(finding: Mapping) -> str:
-    return ", ".join(f"{e['file']}:{e['line']}" for e in finding.get("events") or ()) or "-"
+    return ", ".join(cite(e) for e in finding.get("events") or ()) or "-"
 
 
 def duration(ms: float) -> str:

@@ -17,8 +17,8 @@ import textwrap
 
 import click
 
-from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, duration, evidence,
-                                           extras, seconds, when)
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, cite, clock, duration,
+                                           evidence, extras, seconds, spans_line, when)
 from nonatomic.replay.report.scale import Scale
 from nonatomic.rules.severity import COLOURS as SEVERITY_COLOURS
 
@@ -210,13 +210,15 @@ def _step(finding: dict) -> object:
 
 def _where(finding: dict) -> str:
     events = finding.get("events") or []
-    return f"{clean(events[0]['file'])}:{events[0]['line']}" if events else "-"
+    return clean(cite(events[0])) if events else "-"
 
 
 def _counts_line(summary: dict) -> str:
     line = (f"{summary['files']} file(s), {summary['lines']} line(s) = {summary['events']} event(s) "
             f"+ {summary['quarantined']} quarantined; {summary['tasks']} task(s); "
             f"{summary['findings']} finding(s)")
+    if "spans" in summary:  # read from traces: the spans, accounted for
+        line = f"{clean(spans_line(summary['spans']))}\n{line}"
     changes = summary.get("changes")  # a kept database: what this run did to each file
     if changes:
         line += "\nThis run: " + "; ".join(

@@ -12,8 +12,12 @@ from __future__ import annotations
 def open_logs(arguments: list[str], mapping=None, *, input_format: str = "auto", max_line_bytes: int = 1 << 20,
               settings: dict | None = None, master: str | None = None):
     """Ingest the logs into the active (or a new) SparkSession; a `SparkReplay`."""
+    from nonatomic.replay.ingest.mapping import MappingError
     from nonatomic.replay.spark.session import spark_session
 
+    if mapping is not None and not mapping.plain():
+        raise MappingError("--engine spark reads renamed top-level fields only: constants, values derived "
+                           "from a field's presence and nested paths need the DuckDB engine")
     spark = spark_session(master)
     # Imported after spark_session, which reports a missing pyspark as SparkUnavailable.
     from nonatomic.replay.spark.engine import SparkReplay

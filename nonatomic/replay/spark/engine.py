@@ -24,6 +24,7 @@ from nonatomic.replay.api import keep
 from nonatomic.replay.detect import choose, shape_grouped, witness_ids
 from nonatomic.replay.findings import Findings
 from nonatomic.replay.ingest import IngestResult
+from nonatomic.replay.notices import STEPS_SQL, steps_notice
 from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
 from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
@@ -87,6 +88,11 @@ class SparkReplay:
     def quarantine_texts(self) -> Iterator[str]:
         for row in self.spark.table("quarantine").orderBy("file", "line").toLocalIterator():
             yield json.dumps(row.asDict(), ensure_ascii=False)
+
+    def warnings(self) -> list[dict]:
+        """Spark reads guard logs only, so of notices.py's checks the one of calls without steps applies."""
+        counts = self.spark.sql(STEPS_SQL.format(events="events")).first()
+        return steps_notice(counts[0], counts[1])
 
     def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
         """Those of `tasks` that no event belongs to, sorted."""

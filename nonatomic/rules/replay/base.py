@@ -16,6 +16,9 @@ The SQL of a detector returns one row per finding with these columns:
   of step {step} started first"); a name ending in `_ids` takes the rest of the list;
 - `variant` (optional): picks one of several message templates;
 - `severity` (optional): overrides the detector's default for this row;
+- `tool` (with `graded_by_write`): the write whose side-effect level grades the
+  finding: error for a high or irreversible write (write_levels.py), else the
+  detector's severity;
 - any other column: a field for the message template.
 
 Message templates are `str.format` strings over those fields; a `:dur` spec
@@ -69,6 +72,10 @@ class Detector:
     cases: tuple[Case, ...]
     params: Mapping[str, object] = field(default_factory=dict)
     default_on: bool = True
+    graded_by_write: bool = False
+    """The severity follows the side-effect level of the row's `tool` (SPEC: NR303, NR402)."""
+    needs_steps: bool = False
+    """It compares the attempts of a step: a log whose calls carry no step gives it nothing to see."""
     witnesses: tuple[tuple[str, str], ...] = ()
     """(name, because clause) of each entry of `witness_ids`, in order (see the module docstring)."""
 

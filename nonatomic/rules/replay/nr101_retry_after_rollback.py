@@ -102,4 +102,5 @@ DETECTOR = Detector(
     ),
     requires=("nr_ops",),
     cases=CASES,
+    needs_steps=True,
 )

@@ -130,4 +130,5 @@ DETECTOR = Detector(
     ),
     requires=("nr_ops",),
     cases=CASES,
+    needs_steps=True,
 )

@@ -70,5 +70,6 @@ DETECTOR = Detector(
     ),
     requires=("nr_attempts",),
     cases=CASES,
+    needs_steps=True,
     params={"non_retryable": [400, 401, 403, 404, 422]},
 )

@@ -11,6 +11,11 @@ the agent retries at once and the bank books it again.  Ask first (a status
 or lookup call logged as `verify`), and retry only what did not land, or use
 an idempotency key the bank honours.
 
+## Severity
+Error when the write is high or irreversible in the tool registry (a refund,
+a payment, a transfer, an email, a deploy, a permission change); warning for
+any other write.
+
 ## Evidence
 The unknown outcome and the start of the retry.
 """
@@ -85,4 +90,6 @@ DETECTOR = Detector(
     ),
     requires=("nr_attempts",),
     cases=CASES,
+    needs_steps=True,
+    graded_by_write=True,
 )

@@ -96,5 +96,6 @@ DETECTOR = Detector(
     ),
     requires=("nr_attempts",),
     cases=CASES,
+    needs_steps=True,
     params={"min_backoff_ms": 100},
 )

@@ -12,6 +12,11 @@ and support tells the customer nothing was changed; the cancellation had
 gone through.  End such tasks as "uncertain" and reconcile (verify) before
 reporting, or hand the step to a reconciliation job.
 
+## Severity
+Error when the write is high or irreversible in the tool registry (a refund,
+a payment, a transfer, an email, a deploy, a permission change); warning for
+any other write.
+
 ## Evidence
 The unknown attempt (start and end) and the task's end.
 """
@@ -81,4 +86,6 @@ DETECTOR = Detector(
     ),
     requires=("nr_attempts", "nr_task_ends"),
     cases=CASES,
+    needs_steps=True,
+    graded_by_write=True,
 )

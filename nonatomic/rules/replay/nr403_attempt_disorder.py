@@ -74,4 +74,5 @@ DETECTOR = Detector(
     ),
     requires=("nr_attempts",),
     cases=CASES,
+    needs_steps=True,
 )

@@ -32,6 +32,7 @@ from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.tool_config import LEVELS, normal_key, tool_pack
+from nonatomic.rules.write_levels import NameLevels
 
 _HTTP_WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -49,68 +50,28 @@ class Write:
     hops: int = 0  # module functions between the call and the write (`via`)
 
 
-class ToolRegistry:
+class ToolRegistry(NameLevels):
     def __init__(self, table: Mapping[str, Any] | None = None) -> None:
+        super().__init__(table)
         pack = tool_pack()
         table = table or {}
-        self.verb_level = {verb: level for level, verbs in pack["write_verbs"].items() for verb in verbs}
-        self.read_verbs = set(pack["read_verbs"])
         self.ambiguous = set(pack["ambiguous_alone"])
-        self.in_process = set(pack["in_process_nouns"])
         self.client_words = set(pack["client_words"])
         self.not_tools = set(pack["not_tools"])
         self.not_writes = set(pack["not_writes"])
         self.invocations = set(pack["tool_invocations"])
         self.inference = tuple(pack["inference_calls"])
         self.inference_with_model = tuple(pack["inference_calls_with_model"])
-        self.prepositions = set(pack["prepositions"])
         self.local_hosts = tuple(pack["local_hosts"])
         self.inference_paths = tuple(pack["inference_paths"])
         self.dispatchers = pack["tool_dispatchers"]
         self.hint_names = pack["tool_annotations"]
-        self.levels: dict[str, str] = dict(table.get("levels", {}))
-        self.write_globs, self.read_globs = [], []
-        for entry in table.get("write", []):
-            if _is_word(entry):
-                self.verb_level[entry.lower()] = self.levels.get(entry, "high")
-                self.read_verbs.discard(entry.lower())
-            else:
-                self.write_globs.append(entry)
-        for entry in table.get("read", []):
-            if _is_word(entry):
-                self.read_verbs.add(entry.lower())
-                self.verb_level.pop(entry.lower(), None)
-            else:
-                self.read_globs.append(entry)
         self.sdk = [(entry, tuple(entry["calls"])) for entry in pack["sdk"]]
         self.key_names = {normal_key(k) for k in [*pack["idempotency_keys"], *table.get("idempotency_keys", [])]}
 
     @classmethod
     def for_table(cls, table: Mapping[str, Any] | None) -> ToolRegistry:
         return _registry(json.dumps(table or {}, sort_keys=True, default=str))
-
-    # -- names -------------------------------------------------------------------------
-    def name_level(self, name: str) -> tuple[str | None, bool]:
-        """The write level a name's verb gives, and whether the verb is the whole name."""
-        if name[:1].isupper():
-            return None, False  # a class: building an object is not a tool call
-        found = word_list(name)
-        for i, word in enumerate(found[:2]):
-            if word in self.prepositions:
-                break
-            level = self.verb_level.get(word)
-            if level is not None:
-                if i + 1 < len(found) and found[-1] in self.in_process:
-                    return None, False  # `create_task`, `add_handler`: plumbing
-                return self.levels.get(name, level), len(found) == 1
-            if word in self.read_verbs:
-                if found[i + 1 : i + 2] in (["or"], ["and"]) and found[i + 2 : i + 3]:
-                    joined = self.verb_level.get(found[i + 2])  # `get_or_create`
-                    if joined is None or found[-1] in self.in_process:
-                        return None, False  # `get_or_create_session`: a factory
-                    return self.levels.get(name, joined), False
-                return None, False
-        return None, False
 
     def _user_kind(self, names: list[str | None]) -> str | None:
         for name in filter(None, names):
@@ -392,10 +353,6 @@ class ToolRegistry:
 @lru_cache(maxsize=8)
 def _registry(table_json: str) -> ToolRegistry:
     return ToolRegistry(json.loads(table_json))
-
-
-def _is_word(entry: str) -> bool:
-    return entry.isidentifier() and "_" not in entry.strip("_")
 
 
 def _max_level(a: str, b: str) -> str:
