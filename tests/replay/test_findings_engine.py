@@ -25,12 +25,13 @@ from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.settings import DEFAULT_SETTINGS
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.views import events_stage
+from nonatomic.rules.write_levels import NameLevels
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
 
 
-def shaped_in_python(con) -> list[dict]:
+def shaped_in_python(con, levels: NameLevels | None = None) -> list[dict]:
     """Every default detector's rows fetched from DuckDB and shaped by detect.shape_findings."""
     detectors = choose(None, None)
     stages = stages_for(detectors, lambda: events_stage(EVENT_ORDER))
@@ -50,19 +51,19 @@ def shaped_in_python(con) -> list[dict]:
     # an event read from a trace also cites its trace and span
     evidence = {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3],
                        **({"trace_id": r[4], "span_id": r[5]} if r[5] is not None else {})} for r in rows}
-    return shaped(raw, evidence)
+    return shaped(raw, evidence, levels)
 
 
-def shaped(raw, evidence) -> list[dict]:
+def shaped(raw, evidence, levels: NameLevels | None = None) -> list[dict]:
     # through JSON, as a report carries them
-    return json.loads(json.dumps(shape_findings(raw, evidence)))
+    return json.loads(json.dumps(shape_findings(raw, evidence, levels)))
 
 
-def assert_same(con) -> int:
-    expected = shaped_in_python(con)
-    streamed = [json.loads(text) for text in build_findings(con).json_texts()]
+def assert_same(con, levels: NameLevels | None = None) -> list[dict]:
+    expected = shaped_in_python(con, levels)
+    streamed = [json.loads(text) for text in build_findings(con, levels=levels).json_texts()]
     assert streamed == expected
-    return len(expected)
+    return expected
 
 
 @pytest.mark.parametrize("logs, mapping, input_format", [
@@ -72,7 +73,22 @@ def assert_same(con) -> int:
 ], ids=["guard-logs", "foreign", "otlp"])
 def test_sample_logs(logs, mapping, input_format):
     with open_logs(logs, mapping=mapping, input_format=input_format) as replay:
-        assert assert_same(replay.con) > 0
+        assert assert_same(replay.con)
+
+
+def test_the_tool_registry_grades_the_findings_of_writes_alike():
+    # the shipped registry: a card charge is a high write, a subscription update an ordinary one
+    logs = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
+
+    def graded(levels=None) -> dict[str, str]:
+        with open_logs(logs) as replay:
+            return {f["message"].split("`")[1]: f["severity"] for f in assert_same(replay.con, levels)
+                    if f["code"] in ("NR303", "NR402")}
+
+    assert graded() == {"charge_card": "error", "refund_payment": "error", "update_subscription": "warning"}
+    # a project's registry (`[tool.nonatomic.tools]`) reverses both
+    assert graded(NameLevels({"levels": {"update_subscription": "irreversible"}, "read": ["charge"]})) == {
+        "charge_card": "warning", "refund_payment": "error", "update_subscription": "error"}
 
 
 def test_generated_logs_of_many_tasks(tmp_path):
@@ -81,7 +97,7 @@ def test_generated_logs_of_many_tasks(tmp_path):
     generate(tmp_path, tasks=400)
     con = connect()
     ingest(con, discover([str(tmp_path)]))
-    assert assert_same(con) > 100
+    assert len(assert_same(con)) > 100
 
 
 def test_every_detector_fixture():
@@ -99,7 +115,7 @@ def test_the_benchmarks_synthetic_log(tmp_path):
     con = connect()
     synthetic.write_jsonl(con, str(tmp_path / "synthetic.jsonl"), 20_000)
     ingest(con, discover([str(tmp_path / "synthetic.jsonl")]))
-    assert assert_same(con) > 1000
+    assert len(assert_same(con)) > 1000
 
 
 def test_streamed_in_batches_and_capped(tmp_path, monkeypatch):
