@@ -16,6 +16,7 @@ under --memory-limit 1GB completes by spilling.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -108,7 +109,13 @@ def measure_nonatomic(path: str, memory_limit: str | None, select: list[str] | N
         "cpu_s": cpu_seconds() - cpu_start,
         "findings": len(findings),
         "peak_mb": peak_mb(),
+        "digest": digest(findings),
     }
+
+
+def digest(findings: list[dict]) -> str:
+    """One hash of every finding, field for field: two engines agree when their digests do."""
+    return hashlib.sha256(json.dumps(findings, sort_keys=True).encode()).hexdigest()
 
 
 def measure_pandas(path: str) -> dict:

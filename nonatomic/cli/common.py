@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
@@ -21,13 +21,15 @@ def usage_error(message: str) -> click.exceptions.Exit:
     return click.exceptions.Exit(2)
 
 
-def write(report: str, output: str | os.PathLike | None, color: bool | None = None, err: bool = False) -> None:
-    """The report to `output` (a file, see `write_file`), else to standard output, or
-    standard error with `err` (styled only if `color`)."""
+def write(report: str | Iterable[str], output: str | os.PathLike | None, color: bool | None = None,
+          err: bool = False) -> None:
+    """The report (a text, or its pieces as they come) to `output` (a file, see `write_file`),
+    else to standard output, or standard error with `err` (styled only if `color`)."""
     if output:
         write_file(output, report)
     else:
-        click.echo(report, nl=False, color=color, err=err)
+        for piece in [report] if isinstance(report, str) else report:
+            click.echo(piece, nl=False, color=color, err=err)
 
 
 color_option = click.option(
@@ -47,14 +49,15 @@ def wants_color(choice: str, *, to_file: bool = False) -> bool:
     return not os.environ.get("NO_COLOR") and sys.stdout.isatty()
 
 
-def write_file(path: str | os.PathLike, text: str) -> None:
-    """`text` to the file at `path`, its missing parent directories created (as ruff does);
-    exit 2 naming the real OSError when it cannot be written.  A file name that is not
-    UTF-8 in `text` keeps its bytes (surrogateescape)."""
+def write_file(path: str | os.PathLike, text: str | Iterable[str]) -> None:
+    """`text` (or its pieces as they come) to the file at `path`, its missing parent directories
+    created (as ruff does); exit 2 naming the real OSError when it cannot be written.  A file
+    name that is not UTF-8 in `text` keeps its bytes (surrogateescape)."""
     try:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
-            fh.write(text)
+            for piece in [text] if isinstance(text, str) else text:
+                fh.write(piece)
     except OSError as exc:
         raise usage_error(f"{os.fspath(path)}: cannot write: {exc.strerror or exc}") from exc
 

@@ -41,9 +41,12 @@ class _Instant(click.ParamType):
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to FILE.")
 @click.option("--select", help="Comma list of detector codes or prefixes to run (NR3 = NR3xx).")
 @click.option("--ignore", help="Comma list of detector codes or prefixes to skip.")
-@click.option("--task", "tasks", multiple=True, help="Report findings of this task only (repeatable).")
+@click.option("--task", "tasks", multiple=True,
+              help="Replay this task only (repeatable): its events and those of the locks it touched.")
 @click.option("--since", type=_Instant(), help="Report findings at or after this time.")
 @click.option("--until", type=_Instant(), help="Report findings before this time.")
+@click.option("--max-findings", type=click.IntRange(min=0),
+              help="List at most N findings in full (any format); the summary still counts all.")
 @click.option("--fail-on", type=click.Choice([*SEVERITIES, "never"]), default="error", show_default=True,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--strict", is_flag=True, help="Exit 2 when any line was quarantined.")
@@ -59,11 +62,12 @@ class _Instant(click.ParamType):
                    "LOGS may be object-store URIs.")
 @click.option("--emit-sql", type=click.Choice(["duckdb", "spark"]),
               help="Print the detector queries in this dialect (settings bound) and exit; reads no LOGS.")
-def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, fail_on, strict,
+def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, max_findings, fail_on, strict,
            memory_limit, threads, input_format, max_line_bytes, color, engine, emit_sql) -> None:
     """Replay guard logs (files, directories, globs; `-`: standard input) and find non-atomic hazards."""
-    from nonatomic.replay.report import render
+    from nonatomic.replay.report import render, render_json
     from nonatomic.replay.report.html import REPORT_EVENTS, REPORT_TASKS
+    from nonatomic.replay.report.model import GROUP_SHOWN, GROUPS_SHOWN, TEXT_QUARANTINE_SHOWN
     from nonatomic.replay.report.text import clean
 
     if emit_sql:
@@ -77,16 +81,22 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
     else:
         session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
-        check_tasks(session, tasks)
-        findings = session.detect(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
-        summary = session.summary(findings)
-        quarantine = session.quarantine_rows()
-        warnings = session.warnings()
-        timelines, omitted = session.timelines(findings, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
-            if fmt == "html" else ([], 0)
-        colour = wants_color(color, to_file=output is not None)
-        report = render(fmt, summary, findings, quarantine, timelines, omitted, warnings, color=colour)
-    write(report, output, color=colour)
+        warnings = session.warnings()  # judged over the whole database, before a --task restriction
+        restrict(session, tasks)
+        found = session.find(codes(select), codes(ignore), tasks=tasks, since=since, until=until)
+        summary = session.summary(found)
+        severities = found.severities()
+        if fmt == "json":
+            # streamed from the engine while it is written: the connection must stay open
+            write(render_json(summary, found.json_texts(max_findings), session.quarantine_texts(), warnings), output)
+        else:
+            quarantine = session.quarantine_rows(TEXT_QUARANTINE_SHOWN)
+            timelines, omitted = session.timelines(found, max_tasks=REPORT_TASKS, max_events=REPORT_EVENTS) \
+                if fmt == "html" else ([], 0)
+            groups = found.grouped(GROUP_SHOWN, GROUPS_SHOWN, max_findings)
+            colour = wants_color(color, to_file=output is not None)
+            write(render(fmt, summary, groups, severities, quarantine, timelines, omitted, color=colour), output,
+                  color=colour)
     for warning in warnings:  # a file name is a value from outside: escaped for the terminal as the report is
         click.echo("nonatomic: warning: " + clean(f"{warning['file'] + ': ' if warning['file'] else ''}"
                                                   f"{warning['message']}"), err=True)
@@ -94,7 +104,7 @@ def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, 
         click.echo(f"nonatomic: --strict: {summary['quarantined']} line(s) quarantined, "
                    f"{sum(1 for w in warnings if w['file'])} file(s) with nothing to replay", err=True)
         sys.exit(2)
-    failing = fail_on != "never" and any(rank(f["severity"]) <= rank(fail_on) for f in findings)
+    failing = fail_on != "never" and any(rank(s) <= rank(fail_on) for s in severities)
     sys.exit(1 if failing else 0)
 
 
@@ -108,11 +118,13 @@ def check_codes(select: str | None, ignore: str | None) -> None:
         raise usage_error(str(exc))
 
 
-def check_tasks(session, tasks) -> None:
-    """Exit 2 on a --task with no event in the logs: a typo must not report nothing and pass."""
-    missing = session.missing_tasks(tasks)
-    if missing:
-        raise usage_error(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
+def restrict(session, tasks) -> None:
+    """With --task, the engine sees only those tasks' events (and their locks'); a --task with no
+    event in the logs exits 2: a typo must not report nothing and pass."""
+    if tasks:
+        missing = session.restrict(tasks)
+        if missing:
+            raise usage_error(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
 
 
 def open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes):

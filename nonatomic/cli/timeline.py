@@ -13,7 +13,7 @@ import sys
 import click
 
 from nonatomic.cli.common import codes, wants_color, write
-from nonatomic.cli.replay import check_codes, check_tasks, open_session, replay
+from nonatomic.cli.replay import check_codes, open_session, replay, restrict
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS
 
 _FROM_REPLAY = ("mapping", "db", "output", "select", "ignore", "memory_limit", "threads", "input_format",
@@ -38,8 +38,8 @@ def timeline(logs, tasks, fmt, max_events, max_tasks, mapping, db, output, selec
     check_codes(select, ignore)
     session = open_session(logs, mapping, db, input_format, memory_limit, threads, max_line_bytes)
     with session:
-        check_tasks(session, tasks)
-        findings = session.detect(codes(select), codes(ignore))
+        restrict(session, tasks)  # one task out of a big log costs the scan plus a small query
+        findings = session.find(codes(select), codes(ignore))
         timelines, omitted = session.timelines(findings, tasks, max_tasks=max_tasks, max_events=max_events)
     if not timelines:
         click.echo("nonatomic: no task has findings; name one with --task", err=True)

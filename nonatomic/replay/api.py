@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import html as html_escape
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 
+from nonatomic.replay.findings import BATCH, Findings
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
@@ -28,6 +29,7 @@ from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.notices import notices
 from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
+from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OPS
 
 
 @dataclass(frozen=True)
@@ -77,15 +79,41 @@ class Replay:
         """The lines that were not ingested: file, line (as `grep -n` counts), reason and raw text."""
         return self.con.execute("SELECT * FROM quarantine ORDER BY file, line").df()
 
+    def restrict(self, tasks: Iterable[str]) -> list[str]:
+        """Let detectors and timelines see only these tasks' events and the lock events of the locks
+        they touched (other tasks' leases of them included); the tasks that have no events.
+
+        The stored events stay as they are: a temporary table of the same name shadows them
+        for this connection, so every stage is built from the few events kept."""
+        wanted = sorted(set(tasks))
+        stored = _stored(self.con)
+        self.con.execute(
+            f"""
+            CREATE OR REPLACE TEMP TABLE {EVENT_ROWS} AS
+            WITH mine AS (SELECT * FROM {stored} WHERE task_id IN (SELECT unnest($tasks)))
+            SELECT * FROM mine
+            UNION ALL
+            SELECT * FROM {stored}
+            WHERE op IN {LOCK_OPS} AND task_id NOT IN (SELECT unnest($tasks))
+              AND target IN (SELECT target FROM mine WHERE op IN {LOCK_OPS})
+            """, {"tasks": wanted})
+        return self.missing_tasks(wanted)
+
+    def find(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
+             tasks: Iterable[str] | None = None, since: datetime | None = None,
+             until: datetime | None = None) -> Findings:
+        """The findings in the engine (see `Findings`); `tasks`/`since`/`until` keep those of these
+        tasks and times."""
+        from nonatomic.replay.detect import build_findings
+
+        return build_findings(self.con, select, ignore, self.settings, tasks, since, until)
+
     def detect(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
                tasks: Iterable[str] | None = None, since: datetime | None = None,
                until: datetime | None = None) -> list[dict]:
         """Findings as dicts; `tasks`/`since`/`until` keep those of these tasks and times.
         An unknown code in `select`/`ignore` raises ConfigError."""
-        from nonatomic.replay.detect import run_detectors
-
-        findings = run_detectors(self.con, select=select, ignore=ignore, settings=self.settings)
-        return keep(findings, tasks, since, until)
+        return self.find(select, ignore, tasks, since, until).all()
 
     def findings(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> pd.DataFrame:
         """Findings as a DataFrame, one row each; `ts` is a UTC timestamp as in `events()`."""
@@ -94,37 +122,49 @@ class Replay:
             frame["ts"] = pd.to_datetime(frame["ts"], utc=True, format="ISO8601")
         return frame
 
-    def summary(self, findings: list[dict] | None = None) -> dict:
+    def summary(self, findings: list[dict] | Findings | None = None) -> dict:
         """Counts over the whole database; with a kept database, also what this run did to
         each file it was given (`changes`: new, grown, replaced, unchanged -> files)."""
-        summary = summarize(self.con, findings if findings is not None else self.detect())
+        summary = summarize(self.con, findings if findings is not None else self.find())
         if self.ingested.changes:
             summary["changes"] = {change: [path for path, c in self.ingested.changes.items() if c == change]
                                   for change in CHANGES}
         return summary
 
-    def quarantine_rows(self) -> list[dict]:
-        """The quarantine as dicts (file, line, reason, raw), in file and line order."""
-        return quarantine_rows(self.con)
+    def quarantine_rows(self, limit: int | None = None) -> list[dict]:
+        """The quarantine as dicts (file, line, reason, raw), in file and line order; the first `limit`."""
+        return quarantine_rows(self.con, limit)
+
+    def quarantine_texts(self) -> Iterator[str]:
+        """Every quarantined line as a JSON object's text, in order, fetched in batches (as
+        Findings.json_texts: the connection serves nothing else until the last one is read)."""
+        result = self.con.execute("SELECT CAST(to_json({'file': file, 'line': line, 'reason': reason, 'raw': raw}) "
+                                  "AS VARCHAR) FROM quarantine ORDER BY file, line")
+        while rows := result.fetchmany(BATCH):
+            yield from (text for (text,) in rows)
 
     def warnings(self) -> list[dict]:
         """What the input hid from the detectors, with the likely cause (notices.py)."""
         return notices(self.con, self.mapping)
 
     def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
-        """Those of `tasks` that no event in the database belongs to, sorted."""
+        """Those of `tasks` that no stored event belongs to, sorted."""
         wanted = sorted(set(tasks))
         if not wanted:
             return []
-        found = self.con.execute("SELECT DISTINCT task_id FROM event_rows WHERE list_contains($tasks, task_id)",
+        found = self.con.execute(f"SELECT DISTINCT task_id FROM {_stored(self.con)} WHERE list_contains($tasks, task_id)",
                                  {"tasks": wanted}).fetchall()
         return sorted(set(wanted) - {task for (task,) in found})
 
-    def timelines(self, findings: list[dict], tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
+    def timelines(self, findings: list[dict] | Findings, tasks: Iterable[str] = (), *, max_tasks: int = MAX_TASKS,
                   max_events: int = MAX_EVENTS) -> tuple[list[Timeline], int]:
         """Timelines of `tasks` (default: the tasks with findings, the most severe first, at most
         `max_tasks`) with their findings marked, and how many tasks with findings were left out."""
-        names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
+        if isinstance(findings, Findings):
+            names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else findings.worst_tasks(max_tasks)
+            findings = findings.of_tasks(names)
+        else:
+            names, omitted = (list(dict.fromkeys(tasks)), 0) if tasks else tasks_to_draw(findings, max_tasks)
         return build_timelines(self.con, names, findings, settings=self.settings, max_events=max_events), omitted
 
     def timeline(self, *tasks: str, max_events: int = MAX_EVENTS) -> TimelineView:
@@ -132,7 +172,7 @@ class Replay:
         first), findings marked: in Jupyter it is drawn as HTML.  An unknown task raises KeyError."""
         if missing := self.missing_tasks(tasks):
             raise KeyError(f"no events of task(s) {', '.join(map(repr, missing))} in the logs")
-        drawn, _ = self.timelines(self.detect(), tasks, max_events=max_events)
+        drawn, _ = self.timelines(self.find(), tasks, max_events=max_events)
         return TimelineView(tuple(drawn))
 
     def close(self) -> None:
@@ -201,13 +241,14 @@ def open_logs(
     return Replay(con, ingested, settings, mapping)
 
 
-def summarize(con, findings: list[dict]) -> dict:
-    """Counts over the whole database (what the detectors saw), not only this run's files."""
+def summarize(con, findings: list[dict] | Findings) -> dict:
+    """Counts over the whole database (what was read, also when detectors saw one task), not only
+    this run's files."""
     files, lines = _row(con, "SELECT count(DISTINCT realpath), coalesce(sum(lines), 0) FROM ingested_files")
-    events, tasks = _row(con, "SELECT count(*), count(DISTINCT task_id) FROM event_rows")
+    events, tasks = _row(con, f"SELECT count(*), count(DISTINCT task_id) FROM {_stored(con)}")
     (quarantined,) = _row(con, "SELECT count(*) FROM quarantine")
     summary = {"files": files, "lines": int(lines), "events": events, "quarantined": quarantined,
-               "tasks": tasks, "findings": len(findings)}
+               "tasks": tasks, "findings": findings.count() if isinstance(findings, Findings) else len(findings)}
     spans = span_counts(con)
     if spans is not None:
         summary["spans"] = spans
@@ -231,6 +272,13 @@ def _row(con, sql: str) -> tuple:
     return con.execute(sql).fetchall()[0]
 
 
-def quarantine_rows(con) -> list[dict]:
-    rows = con.execute("SELECT file, line, reason, raw FROM quarantine ORDER BY file, line").fetchall()
+def _stored(con) -> str:
+    """The stored events' table by its full name (Replay.restrict shadows the short one)."""
+    (database,) = _row(con, "SELECT current_database()")
+    return '"' + database.replace('"', '""') + f'".main.{EVENT_ROWS}'
+
+
+def quarantine_rows(con, limit: int | None = None) -> list[dict]:
+    rows = con.execute("SELECT file, line, reason, raw FROM quarantine ORDER BY file, line"
+                       + ("" if limit is None else " LIMIT $n"), {} if limit is None else {"n": limit}).fetchall()
     return [{"file": f, "line": n, "reason": r, "raw": raw} for f, n, r, raw in rows]

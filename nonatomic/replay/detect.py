@@ -2,8 +2,10 @@
 
 Every detector is a query in the catalogue (`nonatomic.rules.replay`); the
 work happens inside DuckDB.  Python picks the detectors, binds the settings as
-named parameters, materialises the shared stages once, and formats the rows
-into findings.
+named parameters and materialises the shared stages once; DuckDB builds the
+findings into a table (`findings.py`) that reports read in pieces.
+`shape_findings` builds the same findings from rows in Python, for an engine
+whose rows come back to the driver (Spark).
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ import hashlib
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 
 from nonatomic.config import ConfigError
+from nonatomic.replay import findings as table
+from nonatomic.replay.findings import Findings
 from nonatomic.replay.ingest.database import unordered
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.replay.report.model import cite, duration
@@ -23,6 +28,9 @@ from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK, STAGES, Stage, events_stage
 from nonatomic.rules.write_levels import NameLevels
+
+_RAW = "nr_rows"
+"""One detector's rows, numbered (`rid`), while its findings are built."""
 
 
 def run_detectors(
@@ -36,39 +44,66 @@ def run_detectors(
     `select`/`ignore` hold codes or prefixes (`NR1` is NR1xx); `settings`
     overrides DEFAULT_SETTINGS (e.g. `non_retryable`, `min_backoff_ms`).
     """
+    return build_findings(con, select, ignore, settings).all()
+
+
+def build_findings(
+    con,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    settings: Mapping[str, object] | None = None,
+    tasks: Iterable[str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    levels: NameLevels | None = None,
+) -> Findings:
+    """Run the chosen detectors into the findings table of `con` (replacing an earlier run's),
+    keeping findings of `tasks` (all when None) at or after `since` and before `until`;
+    `levels` grades the findings of writes (default: the project's tool registry)."""
     detectors = choose(select, ignore)
     params = {**DEFAULT_SETTINGS, **validate_settings(settings or {})}
     stages = stages_for(
         detectors, lambda: events_stage(EVENT_ORDER, con.execute(SAME_TIME_IN_A_TASK).fetchone()[0]))
+    con.execute(table.DDL)
     # Stages are sets: letting DuckDB write them in any order saves re-ordering window output.
     with unordered(con):
         try:
-            raw, evidence = _run(con, detectors, stages, params)
+            _run(con, detectors, stages, params, table.filters(tasks, since, until), levels or project_levels())
         finally:
+            con.execute(f"DROP TABLE IF EXISTS {_RAW}")
             for stage in reversed(stages):
                 con.execute(f"DROP {_kind(stage)} IF EXISTS {stage.name}")
-    return shape_findings(raw, evidence)
+    return Findings(con)
 
 
 def shape_findings(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict],
                    levels: NameLevels | None = None) -> list[dict]:
-    """Findings from detector rows and the evidence of their witnesses (`witness_ids`), sorted.
+    """Findings from detector rows and the evidence of their witnesses (`witness_ids`), sorted,
+    as the DuckDB engine builds them in SQL (tests pin the two equal).  `levels` grades the
+    findings of writes (default: the project's tool registry, write_levels)."""
+    return [finding for finding, _ in shape_grouped(raw, evidence, levels)]
 
-    Every engine formats its rows here, so findings read the same whichever engine ran the SQL.
-    `levels` grades the findings of writes (default: the project's tool registry, write_levels).
-    """
+
+def shape_grouped(raw: list[tuple[Detector, dict]], evidence: Mapping[int, dict],
+                  levels: NameLevels | None = None) -> list[tuple[dict, tuple]]:
+    """Each finding of shape_findings with what the reports group it by: (kind, subject)."""
     levels = levels or project_levels()
-    return sorted((_finding(detector, row, evidence, levels) for detector, row in raw), key=_sort_key)
+    shaped = []
+    for detector, row in raw:
+        subject = table.subject_field(detector)
+        group = (subject[1], row[subject[0]]) if subject else ("task", row["task_id"])
+        shaped.append((_finding(detector, row, evidence, levels), group))
+    return sorted(shaped, key=lambda pair: _sort_key(pair[0]))
 
 
 def _kind(stage: Stage) -> str:
     return "TABLE" if stage.materialized else "VIEW"
 
 
-def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> tuple[list, dict]:
+def _run(con, detectors: list[Detector], stages: list[Stage], params: dict, where: tuple[str, dict],
+         levels: NameLevels) -> None:
     # Each detector runs as soon as its stages exist and a stage is dropped after its last
     # reader, so the lock stages are gone before the attempts are built (a lower peak).
-    raw: list[tuple[Detector, dict]] = []
     built: list[Stage] = []
     for i, detector in enumerate(detectors):
         for stage in stages:
@@ -76,11 +111,16 @@ def _run(con, detectors: list[Detector], stages: list[Stage], params: dict) -> t
                 con.execute(f"CREATE OR REPLACE TEMP {_kind(stage)} {stage.name} AS {stage.sql}")
                 built.append(stage)
                 _drop_unneeded(con, detectors[i:], stages, built)
-        cursor = con.execute(detector.sql, {p: params[p] for p in detector.parameters()})
-        columns = [c[0] for c in cursor.description]
-        raw.extend((detector, dict(zip(columns, row))) for row in cursor.fetchall())
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_RAW} AS SELECT ROW_NUMBER() OVER () AS rid, * "
+                    f"FROM ({detector.sql})", {p: params[p] for p in detector.parameters()})
+        columns = dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {_RAW})").fetchall())
+        bound = dict(where[1])
+        if table.graded(detector, columns):
+            # the registry is Python's: each distinct tool is looked up once, the severe ones bound as a list
+            tools = con.execute(f"SELECT DISTINCT CAST(tool AS VARCHAR) FROM {_RAW} WHERE tool IS NOT NULL").fetchall()
+            bound["severe_tools"] = [t for (t,) in tools if levels.write_severity(t) == "error"]
+        con.execute(table.insert_sql(detector, _RAW, columns, where[0]), bound)
         _drop_unneeded(con, detectors[i + 1:], stages, built)
-    return raw, _evidence(con, {i for _, row in raw for i in witness_ids(row)})
 
 
 def _needed(stage: Stage, readers: list[Detector], stages: list[Stage], built: list[Stage]) -> bool:
@@ -149,23 +189,6 @@ def witness_ids(row: Mapping) -> list[int]:
     return [i for i in dict.fromkeys(ids) if i is not None]
 
 
-def _evidence(con, ids: set[int]) -> dict[int, dict]:
-    if not ids:
-        return {}
-    rows = con.execute(
-        """
-        SELECT event_id, file, line, strftime(timezone('UTC', ts), '%Y-%m-%dT%H:%M:%S.%gZ'),
-               json_extract_string(extra, '$.trace_id'), json_extract_string(extra, '$.span_id')
-        FROM events
-        WHERE event_id IN (SELECT UNNEST($ids))
-        """,
-        {"ids": sorted(ids)},
-    ).fetchall()
-    # Events read from traces also cite their trace and span: the spans of one line are told apart by id.
-    return {r[0]: {"event_id": r[0], "file": r[1], "line": r[2], "ts": r[3],
-                   **({"trace_id": r[4], "span_id": r[5]} if r[5] is not None else {})} for r in rows}
-
-
 def _finding(detector: Detector, row: dict, evidence: dict[int, dict], levels: NameLevels) -> dict:
     named = detector.named_witnesses(row["witness_ids"])
     roles: dict[int, str] = {}
@@ -200,7 +223,7 @@ def _because(detector: Detector, named: list[tuple[str, int]], values: Mapping, 
     """One line per named witness, as Elle explains an anomaly: what the event shows, and where it is."""
     lines = []
     for name, clause in detector.witnesses:
-        # in log order: engines may build a list of witnesses (NR301's effects) in any order
+        # in time order: the order of a list a detector aggregates (NR301's effects) is the engine's, not the log's
         cited = sorted((evidence[i] for n, i in named if n == name), key=lambda e: (e["ts"], e["file"], e["line"]))
         where = ", ".join(cite(e) for e in cited)
         if where:

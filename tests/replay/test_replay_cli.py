@@ -73,6 +73,7 @@ def test_task_and_time_filters_drop_findings(duplicate_refund):
     unknown = run("--task", "someone-else", duplicate_refund)  # a typo is not "no findings"
     assert unknown.exit_code == 2
     assert "no events of task(s) 'someone-else' in the logs" in unknown.stderr
+    assert run("--task", "refund-1", duplicate_refund).exit_code == 1
     assert run("--since", "2024-05-02", duplicate_refund).exit_code == 0
     assert run("--until", "2024-05-01T10:00:00Z", duplicate_refund).exit_code == 0
     assert run("--since", "2024-05-01T09:00:00+00:00", duplicate_refund).exit_code == 1

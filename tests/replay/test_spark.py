@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from nonatomic.replay.api import open_logs
-from nonatomic.replay.report import render
+from nonatomic.replay.report import render_json
 from nonatomic.replay.settings import DEFAULT_SETTINGS
 from nonatomic.rules.replay import DETECTORS
 
@@ -59,28 +59,43 @@ def spark():
     session.stop()
 
 
-def _both(spark, paths: list[str], mapping=None) -> tuple[dict, dict]:
-    """The JSON report of each engine on the same logs."""
+def _both(spark, paths: list[str], mapping=None, tasks=()) -> tuple[dict, dict]:
+    """The JSON report of each engine on the same logs (restricted to `tasks` if given)."""
     from nonatomic.replay.spark.engine import SparkReplay
     from nonatomic.replay.spark.ingest import ingest
 
+    def report(session) -> dict:
+        if tasks:
+            assert session.restrict(tasks) == []
+        found = session.find(tasks=tasks or None)
+        return json.loads("".join(render_json(session.summary(found), found.json_texts(),
+                                              session.quarantine_texts())))
+
     with open_logs(paths, mapping) as duck:
-        findings = duck.detect()
-        expected = render("json", duck.summary(findings), findings, duck.quarantine_rows())
+        expected = report(duck)
     loaded = None
     if mapping is not None:
         from nonatomic.replay.ingest.mapping import load_mapping
 
         loaded = load_mapping(mapping)
     with SparkReplay(spark, ingest(spark, paths, loaded)) as on_spark:
-        findings = on_spark.detect()
-        got = render("json", on_spark.summary(findings), findings, on_spark.quarantine_rows())
-    return json.loads(expected), json.loads(got)
+        got = report(on_spark)
+    return expected, got
 
 
 def test_sample_logs_same_report(spark):
     expected, got = _both(spark, sorted(str(p) for p in SAMPLES.glob("*.jsonl")))
     assert expected["findings"], "the sample logs have findings"
+    assert got == expected
+
+
+def test_one_task_and_its_locks_same_report(spark):
+    logs = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
+    with open_logs(logs) as duck:
+        locked = [f["task_id"] for f in duck.detect(select=["NR2"])]
+    assert locked, "the sample logs have lock findings"
+    expected, got = _both(spark, logs, tasks=locked[:1])
+    assert expected["findings"] and {f["task_id"] for f in expected["findings"]} == set(locked[:1])
     assert got == expected
 
 

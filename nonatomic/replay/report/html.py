@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Mapping
 
 from nonatomic import __version__
 from nonatomic.replay.report.assets import CSS, SCRIPT, content_security_policy
-from nonatomic.replay.report.model import TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, extras, seconds, spans_line
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, extras, seconds,
+                                           spans_line)
 from nonatomic.replay.report.svg import escape_html, legend, overview, svg
 from nonatomic.rules.severity import SEVERITIES, rank
 
-TABLE_ROWS = 2000
-"""Findings listed in the report's table; `--format json` lists them all."""
+VALUE_CHARS = 300
+"""Longer log-derived texts in the findings table (messages, tasks, groups) are cut here, so the page
+stays small whatever a log holds; `--format json` has them whole."""
+EVIDENCE_SHOWN = 10
+"""Evidence lines listed per finding in the table."""
 REPORT_TASKS = 50
 REPORT_EVENTS = 80
 """Timelines drawn in a report and events drawn per timeline: a report over thousands of
@@ -31,15 +34,18 @@ _EVENT_FIELDS = ("step", "attempt", "op", "phase", "status", "code", "tool", "ta
                  "owner", "ttl_ms", "error", "seq")
 
 
-def report(summary: Mapping, findings: list[dict], quarantine: list[dict], timelines: list[Timeline],
-           omitted_tasks: int) -> str:
-    """The replay report: summary, findings table and the timelines of the most severe tasks."""
+def report(summary: Mapping, groups: list[CodeGroups], severities: Mapping[str, int], quarantine: list[dict],
+           timelines: list[Timeline], omitted_tasks: int) -> str:
+    """The replay report: summary, findings by group (the first few of each in a table) and the
+    timelines of the most severe tasks."""
     drawn = {t.task_id: f"t{k}" for k, t in enumerate(timelines, 1)}
-    body = ["<h1>nonatomic replay</h1>", _summary(summary, findings), _findings_table(findings, drawn, timelines)]
+    body = ["<h1>nonatomic replay</h1>", _summary(summary, severities), _groups(groups),
+            _findings_table([f for code in groups for g in code.groups for f in g.shown], summary["findings"],
+                            drawn, timelines)]
     if quarantine:
-        body.append(_quarantine(quarantine))
+        body.append(_quarantine(quarantine, summary["quarantined"]))
     body.append(_timelines(timelines, omitted_tasks, "Timelines of the tasks with findings"))
-    return _page("nonatomic replay report", body, with_script=bool(findings or timelines))
+    return _page("nonatomic replay report", body, with_script=bool(summary["findings"] or timelines))
 
 
 def timeline_page(timelines: list[Timeline], omitted_tasks: int) -> str:
@@ -57,9 +63,8 @@ def _page(title: str, body: list[str], with_script: bool) -> str:
     return head + "\n".join(body) + tail
 
 
-def _summary(summary: Mapping, findings: list[dict]) -> str:
-    by_severity = Counter(f["severity"] for f in findings)
-    cells = [*summary.items(), *((s, by_severity[s]) for s in SEVERITIES)]
+def _summary(summary: Mapping, by_severity: Mapping[str, int]) -> str:
+    cells = [*summary.items(), *((s, by_severity.get(s, 0)) for s in SEVERITIES)]
     items = "".join(f"<div><dt>{escape_html(k)}</dt><dd>{escape_html(spans_line(v) if k == 'spans' else v)}</dd></div>"
                     for k, v in cells)
     return (f'<p class="meta">nonatomic {escape_html(__version__)}: lines read = events + quarantined '
@@ -67,32 +72,58 @@ def _summary(summary: Mapping, findings: list[dict]) -> str:
             f'<dl class="summary">{items}</dl>')
 
 
-def _findings_table(findings: list[dict], drawn: Mapping[str, str], timelines: list[Timeline]) -> str:
+def _groups(groups: list[CodeGroups]) -> str:
+    """The groups: per code, each tool, lock or task with its count and how many are listed."""
+    if not groups:
+        return ""
+    rows = []
+    for code in groups:
+        for group in code.groups:
+            rows.append(f'<tr><td class="nowrap">{escape_html(code.code)}</td><td class="nowrap">{escape_html(code.name)}</td>'
+                        f"<td>{escape_html(group.subject_kind)} {_cut(group.subject)}</td><td>{group.count}</td>"
+                        f'<td class="sev {escape_html(group.severity)}">{escape_html(group.severity)}</td><td>{len(group.shown)}</td>'
+                        f'<td class="note">{f"… and {group.more} more" if group.more else ""}</td></tr>')
+        if code.hidden_groups:
+            rows.append(f'<tr><td class="nowrap">{escape_html(code.code)}</td><td class="nowrap">{escape_html(code.name)}</td>'
+                        f'<td class="note">{code.hidden_groups} more group(s)</td><td>{code.hidden_findings}</td>'
+                        f'<td></td><td>0</td><td class="note">not listed</td></tr>')
+    heads = "".join(f"<th>{h}</th>" for h in ("code", "name", "group", "findings", "severity", "listed", ""))
+    return (f'<h2>Findings by code and group</h2><table id="groups"><thead><tr>{heads}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _findings_table(findings: list[dict], total: int, drawn: Mapping[str, str], timelines: list[Timeline]) -> str:
     if not findings:
-        return "<h2>Findings</h2><p>No findings.</p>"
+        return "<h2>Findings</h2><p>No findings.</p>" if not total else ""
     by_fingerprint = {f["fingerprint"]: n for t in timelines for n, f in enumerate(t.findings, 1)}
     rows = []
-    for f in findings[:TABLE_ROWS]:
+    for f in findings:
         anchor = drawn.get(f["task_id"])
         number = by_fingerprint.get(f["fingerprint"])
         code = escape_html(f["code"]) if anchor is None or number is None else f'<a href="#{anchor}-f{number}">{escape_html(f["code"])}</a>'
-        task = escape_html(f["task_id"]) if anchor is None else f'<a href="#{anchor}">{escape_html(f["task_id"])}</a>'
+        task = _cut(f["task_id"]) if anchor is None else f'<a href="#{anchor}">{_cut(f["task_id"])}</a>'
         step = "" if f.get("step") is None else escape_html(f["step"])
         rows.append(f'<tr data-severity="{escape_html(f["severity"])}" data-fingerprint="{escape_html(f["fingerprint"])}">'
                     f'<td class="sev nowrap {escape_html(f["severity"])}" data-sort="{rank(f["severity"])}">'
                     f'{escape_html(f["severity"])}</td><td class="nowrap">{code}</td><td class="nowrap">{escape_html(f["name"])}</td>'
                     f'<td>{task}</td><td>{step}</td><td class="mono nowrap">{escape_html(f.get("ts") or "")}</td>'
-                    f'<td class="message">{escape_html(f["message"])}</td><td class="mono nowrap">{_evidence(f)}</td></tr>')
+                    f'<td class="message">{_cut(f["message"])}</td><td class="mono nowrap">{_evidence(f)}</td></tr>')
     heads = "".join(f'<th scope="col"><button type="button">{h}</button></th>'
                     for h in ("severity", "code", "name", "task", "step", "time (UTC)", "message", "evidence"))
     options = "".join(f'<option value="{s}">{s}</option>' for s in SEVERITIES)
-    cut = (f'<p class="note">The first {TABLE_ROWS} of {len(findings)} findings are listed; '
-           "<code>--format json</code> lists them all.</p>" if len(findings) > TABLE_ROWS else "")
-    return (f"<h2>Findings ({len(findings)})</h2>"
+    cut = (f'<p class="note">{len(findings)} of {total} findings are listed, the first of each group; '
+           "<code>--format json</code> lists them all.</p>" if len(findings) < total else "")
+    return (f"<h2>Findings ({total})</h2>"
             '<div class="controls"><input id="filter" type="search" placeholder="filter: code, task, message…" '
             f'aria-label="filter findings"><select id="severity" aria-label="severity"><option value="">'
             f'every severity</option>{options}</select><span id="shown" class="note"></span></div>'
             f'<table id="findings-table"><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>{cut}')
+
+
+def _cut(value: object) -> str:
+    """A log-derived text, escaped, cut to VALUE_CHARS."""
+    text = "" if value is None else str(value)
+    return escape_html(text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…")
 
 
 def _because(t: Timeline, anchor: str, n: int, finding: Mapping) -> str:
@@ -107,16 +138,18 @@ def _because(t: Timeline, anchor: str, n: int, finding: Mapping) -> str:
 
 
 def _evidence(finding: Mapping) -> str:
-    return "<br>".join(_where(ev) for ev in finding.get("events") or ())
+    events = finding.get("events") or ()
+    more = f"<br>… and {len(events) - EVIDENCE_SHOWN} more" if len(events) > EVIDENCE_SHOWN else ""
+    return "<br>".join(_where(ev) for ev in events[:EVIDENCE_SHOWN]) + more
 
 
-def _quarantine(quarantine: list[dict]) -> str:
+def _quarantine(quarantine: list[dict], total: int) -> str:
     rows = "".join(f"<tr><td>{escape_html(q['file'])}</td><td>{escape_html(q['line'])}</td><td>{escape_html(q['reason'])}</td>"
                    f"<td class=\"extra\">{escape_html((q.get('raw') or '')[:200])}</td></tr>"
                    for q in quarantine[:TEXT_QUARANTINE_SHOWN])
-    more = (f'<p class="note">… and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more '
-            "(<code>--format json</code> lists all).</p>" if len(quarantine) > TEXT_QUARANTINE_SHOWN else "")
-    return (f"<h2>Quarantined lines ({len(quarantine)})</h2><table><thead><tr><th>file</th><th>line</th>"
+    more = (f'<p class="note">… and {total - len(quarantine)} more '
+            "(<code>--format json</code> lists all).</p>" if total > len(quarantine) else "")
+    return (f"<h2>Quarantined lines ({total})</h2><table><thead><tr><th>file</th><th>line</th>"
             f"<th>reason</th><th>raw</th></tr></thead><tbody>{rows}</tbody></table>{more}")
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, Row, Timeline, clock, duration, evidence, extras,
-                                           seconds, spans_line, when)
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, duration, evidence,
+                                           extras, seconds, spans_line, when)
 from nonatomic.replay.report.scale import Scale
 from nonatomic.replay.report.text import clean
 
@@ -125,24 +125,37 @@ def _activations(t: Timeline) -> tuple[dict[int, list[int]], dict[int, list[int]
     return opens, closes
 
 
-def report(summary: dict, findings: list[dict], quarantine: list[dict]) -> str:
+def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> str:
+    """Findings by code, then tool, lock or task: a table of the groups, then the first few of each."""
     out = ["# nonatomic replay", "", "| " + " | ".join(summary) + " |",
            "|" + "---|" * len(summary),
            "| " + " | ".join(md(spans_line(v)) if k == "spans" else str(v) for k, v in summary.items()) + " |", ""]
     out += ["## Findings", ""]
-    if findings:
-        out += ["| code | name | severity | task | step | ts | evidence | message |",
-                "|---|---|---|---|---|---|---|---|"]
-        out += ["| " + " | ".join(md(v) for v in (
-            f["code"], f["name"], f["severity"], f["task_id"], f.get("step", ""), when(f.get("ts")), evidence(f)))
-                + " | " + "<br>".join(md(line) for line in [f["message"], *f.get("because", ())]) + " |"
-                for f in findings]
-    else:
+    if not groups:
         out.append("No findings.")
+    for code in groups:
+        out += [f"### {code.code} {code.name} ({code.count})", "",
+                "| group | findings | severity | listed |", "|---|--:|---|--:|"]
+        out += [f"| {group.subject_kind} {md(group.subject)} | {group.count} | {group.severity} | {len(group.shown)} |"
+                for group in code.groups]
+        if code.hidden_groups:
+            out.append(f"| {code.hidden_groups} more group(s) | {code.hidden_findings} | | 0 |")
+        out.append("")
+        for group in code.groups:
+            if not group.shown:
+                continue
+            out += [f"#### {group.subject_kind} {md(group.subject)}", "",
+                    "| task | step | ts | evidence | message |", "|---|---|---|---|---|"]
+            out += ["| " + " | ".join(md(v) for v in (f["task_id"], _step(f), when(f.get("ts")), evidence(f)))
+                    + " | " + "<br>".join(md(line) for line in [f["message"], *f.get("because", ())]) + " |"
+                    for f in group.shown]
+            if group.more:
+                out += ["", f"... and {group.more} more (`--format json` lists every finding)."]
+            out.append("")
     if quarantine:
         out += ["", "## Quarantine", "", "| file | line | reason |", "|---|---|---|"]
         out += [f"| {md(q['file'])} | {md(q['line'])} | {md(q['reason'])} |"
                 for q in quarantine[:TEXT_QUARANTINE_SHOWN]]
-        if len(quarantine) > TEXT_QUARANTINE_SHOWN:
-            out += ["", f"... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (`--format json` lists all)."]
+        if summary['quarantined'] > len(quarantine):
+            out += ["", f"... and {summary['quarantined'] - len(quarantine)} more (`--format json` lists all)."]
     return "\n".join(out) + "\n"

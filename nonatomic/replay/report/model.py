@@ -12,6 +12,41 @@ from datetime import date, datetime, timezone
 
 TEXT_QUARANTINE_SHOWN = 20
 """Quarantined lines listed in text/Markdown/HTML; JSON lists them all."""
+GROUP_SHOWN = 5
+"""Findings shown in full per group (a code and one tool, lock or task) in text/Markdown/HTML."""
+GROUPS_SHOWN = 20
+"""Groups listed per code; the rest are counted.  JSON lists every finding."""
+
+@dataclass
+class Group:
+    """Findings of one code about one subject (a tool, a lock or a task): a count and the first few."""
+
+    code: str
+    name: str
+    severity: str
+    """The most severe in the group."""
+    subject_kind: str
+    """tool, lock or task."""
+    subject: str | None
+    count: int
+    shown: list[dict] = field(default_factory=list)
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.shown)
+
+
+@dataclass
+class CodeGroups:
+    """One code's findings in groups, the largest first; groups past the listed ones are only counted."""
+
+    code: str
+    name: str
+    count: int
+    groups: list[Group]
+    hidden_groups: int = 0
+    hidden_findings: int = 0
+
 
 @dataclass(frozen=True)
 class Lane:

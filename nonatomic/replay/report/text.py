@@ -17,8 +17,8 @@ import textwrap
 
 import click
 
-from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, Row, Timeline, cite, clock, duration, evidence,
-                                           extras, seconds, spans_line, when)
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, cite, clock, duration,
+                                           evidence, extras, seconds, spans_line, when)
 from nonatomic.replay.report.scale import Scale
 from nonatomic.rules.severity import COLOURS as SEVERITY_COLOURS
 
@@ -172,24 +172,40 @@ def _extras(row: Row) -> str:
     return text if len(text) <= EXTRAS_WIDTH else text[: EXTRAS_WIDTH - 1] + "…"
 
 
-def report(summary: dict, findings: list[dict], quarantine: list[dict], *, color: bool = False) -> str:
-    """The replay report for a terminal: one line per finding with its witness lines, the quarantine,
-    the counts; every value from a log passes through `clean`."""
+def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict], *, color: bool = False) -> str:
+    """The replay report for a terminal: findings by code, then tool, lock or task (counts, the first
+    few of each group in full with their witness lines), the first quarantined lines, the counts;
+    every value from a log passes through `clean`."""
     style = click.style if color else (lambda text, **_: text)
     out = []
-    for f in findings:
-        out.append(f"{style(_where(f), bold=True)}: "
-                   f"{style(f['code'], fg=SEVERITY_COLOURS.get(f['severity']), bold=True)} {f['name']} "
-                   f"[{f['severity']}] task {clean(f['task_id'])} step {f.get('step', '-')} at {when(f.get('ts'))}: "
-                   f"{clean(f['message'])}")
-        out.extend("    " + clean(line) for line in f.get("because") or ())
+    for code in groups:
+        out.append(f"{style(f'{code.code} {code.name}', bold=True)}: {code.count} finding(s) in "
+                   f"{len(code.groups) + code.hidden_groups} group(s)")
+        for group in code.groups:
+            out.append(f"  {group.subject_kind} {clean(group.subject)}: {group.count} finding(s), {group.severity}")
+            for f in group.shown:
+                out.append(f"    {style(_where(f), bold=True)}: "
+                           f"{style(f['code'], fg=SEVERITY_COLOURS.get(f['severity']), bold=True)} {f['name']} "
+                           f"[{f['severity']}] task {clean(f['task_id'])} step {clean(_step(f))} "
+                           f"at {clean(when(f.get('ts')))}: {clean(f['message'])}")
+                out.extend("        " + clean(line) for line in f.get("because") or ())
+            if group.more:
+                out.append(f"    ... and {group.more} more")
+        if code.hidden_groups:
+            out.append(f"  ... and {code.hidden_groups} more group(s) with {code.hidden_findings} finding(s)")
+    if any(g.more for code in groups for g in code.groups) or any(code.hidden_groups for code in groups):
+        out.append("(--format json lists every finding)")
     if quarantine:
-        out.append(style(f"Quarantined {len(quarantine)} line(s):", fg="yellow"))
+        out.append(style(f"Quarantined {summary['quarantined']} line(s):", fg="yellow"))
         out.extend(f"  {clean(q['file'])}:{q['line']}: {clean(q['reason'])}" for q in quarantine[:TEXT_QUARANTINE_SHOWN])
-        if len(quarantine) > TEXT_QUARANTINE_SHOWN:
-            out.append(f"  ... and {len(quarantine) - TEXT_QUARANTINE_SHOWN} more (--format json lists all)")
+        if summary['quarantined'] > len(quarantine):
+            out.append(f"  ... and {summary['quarantined'] - len(quarantine)} more (--format json lists all)")
     out.append(_counts_line(summary))
     return "\n".join(out) + "\n"
+
+
+def _step(finding: dict) -> object:
+    return "-" if finding.get("step") is None else finding["step"]
 
 
 def _where(finding: dict) -> str:

@@ -1,27 +1,34 @@
 """Run the replay detectors on Spark: the same stages, detectors and findings as on DuckDB.
 
 Each stage is the catalogue's SQL translated to Spark SQL (translate.py),
-persisted once and registered as a temporary view under its name, so the
-detectors read it as they read DuckDB's temporary tables.  Detector rows come
-back to the driver (findings are few), with the evidence of their witness
-events, and are shaped by the DuckDB runner's own code (detect.shape_findings).
+registered as a temporary view under its name, so the detectors read it as
+they read DuckDB's temporary tables; a stage read by more than one query is
+persisted once, one read once is not.  The events are partitioned by task once
+(ingest.py), and every stage's window partitions by the task first, so they
+reuse that partitioning instead of shuffling again.  Detector rows come back
+to the driver with the evidence of their witness events and are shaped by
+detect.shape_grouped, into a findings table the reports read as DuckDB's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 
 from pyspark import StorageLevel
 from pyspark.sql import functions as F
 
 from nonatomic.replay.api import keep
-from nonatomic.replay.detect import choose, shape_findings, witness_ids
+from nonatomic.replay.detect import choose, shape_grouped, witness_ids
+from nonatomic.replay.findings import Findings
 from nonatomic.replay.ingest import IngestResult
 from nonatomic.replay.notices import STEPS_SQL, steps_notice
 from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
 from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
+from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OP_NAMES
 
 _TS_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
 """DuckDB's '%Y-%m-%dT%H:%M:%S.%gZ' (the session time zone is UTC)."""
@@ -37,20 +44,50 @@ class SparkReplay:
         self.spark = spark
         self.ingested = ingested
         self.settings = settings
+        # counted before a --task restriction replaces the views: the summary counts what was read
+        self.ingested_counts = spark.sql(
+            "SELECT count(*) AS events, count(DISTINCT task_id) AS tasks FROM events").first()
+
+    def restrict(self, tasks: Iterable[str]) -> list[str]:
+        """Detectors see only these tasks' events and the lock events of the locks they touched
+        (as Replay.restrict); the tasks that have no events."""
+        wanted = sorted(set(tasks))
+        missing = self.missing_tasks(wanted)  # before the views are replaced
+        stored = self.spark.table(EVENT_ROWS)
+        mine = stored.where(F.col("task_id").isin(wanted))
+        locks = mine.where(F.col("op").isin(*LOCK_OP_NAMES)).select("target").distinct()
+        theirs = stored.where(F.col("op").isin(*LOCK_OP_NAMES) & ~F.col("task_id").isin(wanted)).join(
+            F.broadcast(locks), "target", "left_semi")
+        kept = mine.unionByName(theirs).repartition("task_id")
+        for view in ("events", EVENT_ROWS):
+            kept.createOrReplaceTempView(view)
+        return missing
+
+    def find(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
+             tasks: Iterable[str] | None = None, since: datetime | None = None,
+             until: datetime | None = None) -> Findings:
+        shaped = detected(self.spark, select, ignore, self.settings)
+        kept = {id(f) for f in keep([f for f, _ in shaped], tasks, since, until)}
+        return Findings.of([pair for pair in shaped if id(pair[0]) in kept])
 
     def detect(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
                tasks: Iterable[str] | None = None, since: datetime | None = None,
                until: datetime | None = None) -> list[dict]:
         return keep(run_detectors(self.spark, select, ignore, self.settings), tasks, since, until)
 
-    def summary(self, findings: list[dict]) -> dict:
-        counts = self.spark.sql("SELECT count(*) AS events, count(DISTINCT task_id) AS tasks FROM events").first()
+    def summary(self, findings: list[dict] | Findings) -> dict:
+        counts = self.ingested_counts
+        found = findings.count() if isinstance(findings, Findings) else len(findings)
         return {"files": len(self.ingested.files), "lines": self.ingested.lines, "events": counts["events"],
-                "quarantined": self.ingested.quarantined, "tasks": counts["tasks"], "findings": len(findings)}
+                "quarantined": self.ingested.quarantined, "tasks": counts["tasks"], "findings": found}
 
-    def quarantine_rows(self) -> list[dict]:
-        rows = self.spark.table("quarantine").orderBy("file", "line").collect()
-        return [row.asDict() for row in rows]
+    def quarantine_rows(self, limit: int | None = None) -> list[dict]:
+        table = self.spark.table("quarantine").orderBy("file", "line")
+        return [row.asDict() for row in (table.collect() if limit is None else table.limit(limit).collect())]
+
+    def quarantine_texts(self) -> Iterator[str]:
+        for row in self.spark.table("quarantine").orderBy("file", "line").toLocalIterator():
+            yield json.dumps(row.asDict(), ensure_ascii=False)
 
     def warnings(self) -> list[dict]:
         """Spark reads guard logs only, so of notices.py's checks the one of calls without steps applies."""
@@ -58,7 +95,7 @@ class SparkReplay:
         return steps_notice(counts[0], counts[1])
 
     def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
-        """Those of `tasks` that no event belongs to, sorted (the CLI's check of --task)."""
+        """Those of `tasks` that no event belongs to, sorted."""
         wanted = sorted(set(tasks))
         if not wanted:
             return []
@@ -76,23 +113,38 @@ class SparkReplay:
 def run_detectors(spark, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
                   settings: Mapping[str, object] | None = None) -> list[dict]:
     """Findings of the chosen detectors over the `events` view, as detect.run_detectors gives them."""
+    return [finding for finding, _ in detected(spark, select, ignore, settings)]
+
+
+def detected(spark, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None,
+             settings: Mapping[str, object] | None = None) -> list[tuple[dict, tuple]]:
+    """Findings with what the reports group them by (detect.shape_grouped)."""
     detectors = choose(select, ignore)
     params = {**DEFAULT_SETTINGS, **validate_settings(settings or {})}
+    stages = stages_of(detectors)
+    queries = [translate(d.sql, {p: params[p] for p in d.parameters()}) for d in detectors]
     persisted = []
     try:
-        for stage in stages_of(detectors):
-            frame = spark.sql(translate(stage.sql, {})).persist(StorageLevel.MEMORY_AND_DISK)
+        for stage in stages:
+            frame = spark.sql(translate(stage.sql, {}))
+            readers = sum(_reads(sql, stage.name) for sql in [*queries, *(s.sql for s in stages)])
+            if readers > 1:
+                frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+                persisted.append(frame)
             frame.createOrReplaceTempView(stage.name)
-            persisted.append((stage.name, frame))
         raw = []
-        for detector in detectors:
-            rows = spark.sql(translate(detector.sql, {p: params[p] for p in detector.parameters()})).collect()
-            raw.extend((detector, row.asDict()) for row in rows)
+        for detector, sql in zip(detectors, queries):
+            raw.extend((detector, row.asDict()) for row in spark.sql(sql).collect())
     finally:
-        for name, frame in persisted:
-            spark.catalog.dropTempView(name)
+        for stage in stages:
+            spark.catalog.dropTempView(stage.name)
+        for frame in persisted:
             frame.unpersist()
-    return shape_findings(raw, _evidence(spark, {i for _, row in raw for i in witness_ids(row)}))
+    return shape_grouped(raw, _evidence(spark, {i for _, row in raw for i in witness_ids(row)}))
+
+
+def _reads(sql: str, name: str) -> bool:
+    return re.search(rf"\b{name}\b", sql) is not None
 
 
 def _evidence(spark, ids: set[int]) -> dict[int, dict]:

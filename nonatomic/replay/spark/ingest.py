@@ -86,8 +86,12 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
             result.quarantined += row["quarantined"]
             base += row["last_event"] or 0
     based = spark.createDataFrame(bases, "file string, base long")
+    # Partitioned by task once: every stage's window partitions by the task first and reuses this
+    # partitioning instead of shuffling again; persisted, as the stages, the evidence and the
+    # summary each read it.
     events = records.where("good").join(F.broadcast(based), "file").select(
-        (F.col("base") + F.col("line")).alias("event_id"), "file", "line", *FIELDS)
+        (F.col("base") + F.col("line")).alias("event_id"), "file", "line", *FIELDS) \
+        .repartition("task_id").persist(StorageLevel.MEMORY_AND_DISK)
     # The stages read the stored rows, which in Spark are the events themselves.
     for view in ("events", EVENT_ROWS):
         events.createOrReplaceTempView(view)

@@ -30,6 +30,10 @@ def spark_session(master: str | None = None):
     except Exception as exc:  # py4j and Java report start-up failures with assorted types
         raise SparkUnavailable(f"cannot start Spark (is Java 17+ installed?): {exc}") from exc
     spark.conf.set("spark.sql.session.timeZone", "UTC")
+    # Adaptive execution sizes each shuffle to its data (the lock stages are small, the op
+    # stages are not) and picks broadcast joins from real sizes.
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "true")
     if spark.conf.get("spark.master", "").startswith("local"):
         # 200 shuffle partitions suit a cluster; on one machine each is pure overhead.
         spark.conf.set("spark.sql.shuffle.partitions", str(2 * (os.cpu_count() or 1)))

@@ -67,6 +67,10 @@ KEPT_OPS = "op IN ('call', 'rollback', 'verify', 'task_end', 'lock_acquire', 'lo
 """The events detectors read; other ops are dropped before numbering (positions
 only ever compare events of the same task, so numbering the kept ones keeps their order)."""
 
+LOCK_OP_NAMES = ("lock_acquire", "lock_release")
+LOCK_OPS = "(" + ", ".join(f"'{op}'" for op in LOCK_OP_NAMES) + ")"
+"""The ops of lock events, and the same as an SQL list."""
+
 SAME_TIME_IN_A_TASK = f"""
 SELECT count(DISTINCT hash(task_id, ts)) < count(*) FROM {EVENT_ROWS} WHERE {KEPT_OPS}
 """
@@ -192,7 +196,7 @@ LOCK_EVENTS = Stage(
         SELECT event_id, task_id, step, pos, ts_ms, op, ttl_ms,
                target AS lock_name, COALESCE(owner, task_id) AS owner
         FROM nr_events
-        WHERE op IN ('lock_acquire', 'lock_release')
+        WHERE op IN {LOCK_OPS}
           AND target IS NOT NULL
           AND (status IS NULL OR status IN ({_statuses('ok')}))
     ) l
