@@ -58,7 +58,9 @@ class SparkReplay:
         locks = mine.where(F.col("op").isin(*LOCK_OP_NAMES)).select("target").distinct()
         theirs = stored.where(F.col("op").isin(*LOCK_OP_NAMES) & ~F.col("task_id").isin(wanted)).join(
             F.broadcast(locks), "target", "left_semi")
-        kept = mine.unionByName(theirs).repartition("task_id")
+        # Checkpointed: every detector reads these views, and a lazy union of filters and a
+        # semi-join under each of them grows the plans past what the driver can analyse.
+        kept = mine.unionByName(theirs).repartition("task_id").localCheckpoint()
         for view in ("events", EVENT_ROWS):
             kept.createOrReplaceTempView(view)
         return missing
