@@ -224,6 +224,22 @@ def test_random_edits_between_db_runs_count_each_line_once(tmp_path_factory, ste
             assert state(kept) == state(fresh)
 
 
+def test_one_relative_name_run_from_two_directories_names_two_files(tmp_path, monkeypatch):
+    db = tmp_path / "r.duckdb"
+    for directory, task in (("a", "a"), ("b", "b")):
+        (tmp_path / directory).mkdir()
+        (tmp_path / directory / "log.jsonl").write_bytes(jsonl([record(1, task=task), record(2, task=task, seq="x")]))
+        monkeypatch.chdir(tmp_path / directory)
+        open_logs("log.jsonl", db=db).close()
+    (tmp_path / "b" / "log.jsonl").write_bytes(jsonl([record(3, task="b")]))  # b's log rewritten: a's stays
+    with open_logs("log.jsonl", db=db) as again:
+        assert again.ingested.changes == {"log.jsonl": "replaced"}
+        events, quarantine, counts = state(again)
+    theirs = str(tmp_path / "b" / "log.jsonl")
+    assert [(file, task, seq) for file, _, task, seq in events] == sorted([("log.jsonl", "a", 1), (theirs, "b", 3)])
+    assert [(file, line) for file, line, _ in quarantine] == [("log.jsonl", 2)] and counts == (3, 2, 1)
+
+
 # --- line ends -------------------------------------------------------------------------
 
 LINE_KINDS = st.sampled_from(["lf", "crlf", "lone cr inside", "bad", "blank"])
