@@ -374,6 +374,27 @@ def test_a_full_disk_is_exit_2_with_the_real_reason(tmp_path, monkeypatch, comma
     assert "/dev/full: cannot write: No space left on device" in result.output
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_db_commit_on_a_full_disk_is_exit_2_with_the_real_reason_and_loses_nothing(tmp_path):
+    db, first, second = tmp_path / "r.duckdb", tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_bytes(jsonl([record(1, task="a"), record(2, task="a", seq="x")]))
+    second.write_bytes(jsonl([record(3, task="b")]))
+    assert replay("--db", db, first).exit_code == 0
+    with open_logs([], db=db) as before:
+        held = state(before)
+    # A commit writes the write-ahead log first: the disk fills up there, as DuckDB meets it.
+    wal = tmp_path / "r.duckdb.wal"
+    wal.symlink_to("/dev/full")
+    result = replay("--db", db, second)
+    assert result.exit_code == 2
+    assert "No space left on device" in result.output and "no transaction is active" not in result.output
+    wal.unlink(missing_ok=True)
+    with open_logs([], db=db) as after:
+        assert state(after) == held
+    with open_logs(second, db=db) as again:  # and the next run, with room, adds what was refused
+        assert again.ingested.changes == {str(second): "new"} and state(again)[2] == (3, 2, 1)
+
+
 def test_an_output_that_is_a_directory_is_exit_2(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "tool.py").write_text("import requests\nrequests.get(u)\n")
