@@ -454,6 +454,29 @@ def test_an_otlp_record_nested_past_the_interpreters_limit_is_quarantined(tmp_pa
     assert report["summary"]["lines"] == 1
 
 
+def test_linting_first_in_one_process_leaves_the_recursion_limit_to_the_replay(tmp_path):
+    # The linter raises the interpreter's limit for its deep trees; a replay of a deep trace
+    # later in the same process (the two APIs in one session) must still meet the usual one.
+    log = tmp_path / "traces.jsonl"
+    log.write_text('{"resourceSpans": [' + '{"a": ' * 5000 + "1" + "}" * 5000 + "]}\n")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from nonatomic.lint.config import LintSettings, select_codes\n"
+        "from nonatomic.lint.runner import RulePlan, lint_source\n"
+        "from nonatomic.replay.api import open_logs\n"
+        "limit = sys.getrecursionlimit()\n"
+        "deep = ('x = ' + '[' * 150 + ']' * 150 + '\\n').encode()\n"
+        "assert not lint_source('deep.py', deep, RulePlan(LintSettings(root=Path.cwd(), enabled=select_codes(None, [])))).crashes\n"
+        "assert sys.getrecursionlimit() == limit, sys.getrecursionlimit()\n"
+        "with open_logs(sys.argv[1], input_format='otlp') as replayed:\n"
+        "    print([(q['line'], q['reason']) for q in replayed.quarantine_rows()])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script, str(log)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[(1, 'nested too deeply to read')]"
+
+
 @pytest.mark.parametrize("line_end", ["\n", "\r\n"])
 @pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
 def test_blank_lines_in_a_csv_log_shift_no_line_number(tmp_path, line_end, compress):
