@@ -256,14 +256,19 @@ def summarize(con, findings: list[dict] | Findings) -> dict:
 
 
 def span_counts(con) -> dict | None:
-    """Spans read from trace files (None when none was read): tool spans by convention, the ignored by kind."""
+    """Spans read from trace files (None when no trace was read): tool spans by convention, the
+    ignored by kind, and (when there are any) the documents that held no span."""
     rows = con.execute("SELECT tool, kind, sum(spans) FROM trace_spans GROUP BY ALL ORDER BY 3 DESC, 2").fetchall()
-    if not rows:
+    (spanless,) = _row(con, "SELECT coalesce(sum(documents), 0) FROM spanless_documents")
+    if not rows and not spanless:
         return None
     tool = {kind: int(n) for is_tool, kind, n in rows if is_tool}
     ignored = {kind: int(n) for is_tool, kind, n in rows if not is_tool}
-    return {"read": sum(tool.values()) + sum(ignored.values()), "tool": sum(tool.values()),
-            "ignored": sum(ignored.values()), "tool_by_convention": tool, "ignored_by_kind": ignored}
+    counts = {"read": sum(tool.values()) + sum(ignored.values()), "tool": sum(tool.values()),
+              "ignored": sum(ignored.values()), "tool_by_convention": tool, "ignored_by_kind": ignored}
+    if spanless:
+        counts["documents_without_spans"] = int(spanless)
+    return counts
 
 
 def _row(con, sql: str) -> tuple:

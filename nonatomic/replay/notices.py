@@ -1,7 +1,7 @@
 """Warnings about the input: what a run could not see, and the likely cause.
 
 Nothing is silent (SPEC): a file that is wholly quarantined, a trace file
-whose spans hold no tool call, a log whose calls carry no step (detectors
+whose spans hold no tool call, one whose documents hold no span at all, a log whose calls carry no step (detectors
 that compare attempts then see nothing) and a mapped field that no record
 has each give one warning, `{"file": ..., "message": ...}` (`file` is null for
 a warning about the whole run), which the CLI prints on stderr and the JSON
@@ -29,8 +29,8 @@ _HINTS = (
 
 
 def notices(con, mapping: FieldMapping | None = None) -> list[dict]:
-    return [*_wholly_quarantined(con), *_traces_without_tools(con), *_calls_without_steps(con),
-            *_mapped_but_absent(con, mapping)]
+    return [*_wholly_quarantined(con), *_traces_without_tools(con), *_traces_without_spans(con),
+            *_calls_without_steps(con), *_mapped_but_absent(con, mapping)]
 
 
 def _wholly_quarantined(con) -> list[dict]:
@@ -63,6 +63,19 @@ def _traces_without_tools(con) -> list[dict]:
     return [{"file": file, "message": f"{ignored} span(s), none of them a tool call ({kinds}): is the tool "
                                       f"instrumentation on? Tool spans are read in these conventions: {conventions}"}
             for file, ignored, kinds in rows]
+
+
+def _traces_without_spans(con) -> list[dict]:
+    rows = con.execute("""
+        SELECT file, sum(documents) FROM spanless_documents d
+        WHERE NOT EXISTS (SELECT 1 FROM trace_spans s WHERE s.file = d.file)
+          AND NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.file = d.file)
+        GROUP BY file ORDER BY file
+    """).fetchall()
+    return [{"file": file, "message": f"its {documents} trace document(s) hold no span at all, so nothing was read "
+                                      "from it: was it exported before any span ended, or with every span "
+                                      "filtered out?"}
+            for file, documents in rows]
 
 
 STEPS_SQL = "SELECT count(*), count(step) FROM {events} WHERE op IN ('call', 'rollback')"

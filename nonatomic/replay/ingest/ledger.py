@@ -120,11 +120,13 @@ def record(con, log: LogFile, plan_: Plan, lines: int, last_line: int) -> None:
 
 
 def forget(con, log: LogFile, plan_: Plan) -> None:
-    """Remove the earlier version of a replaced file: its events, quarantine, span counts and ledger rows."""
+    """Remove the earlier version of a replaced file: its events, quarantine, span and document counts
+    and ledger rows."""
     con.execute(f"DELETE FROM {EVENT_ROWS} WHERE file_id = (SELECT file_id FROM log_files WHERE file = $file)",
                 {"file": plan_.previous})
     con.execute("DELETE FROM quarantine WHERE file = $file", {"file": plan_.previous})
     con.execute("DELETE FROM trace_spans WHERE file = $file", {"file": plan_.previous})
+    con.execute("DELETE FROM spanless_documents WHERE file = $file", {"file": plan_.previous})
     con.execute("DELETE FROM ingested_files WHERE realpath = $realpath", {"realpath": os.path.realpath(log.path)})
 
 

@@ -194,8 +194,9 @@ def cite(event: Mapping) -> str:
 def spans_line(spans: Mapping) -> str:
     """The spans a run read from traces, for the human formats."""
     kinds = ", ".join(f"{kind} {n}" for kind, n in spans["ignored_by_kind"].items())
+    spanless = spans.get("documents_without_spans")
     return (f"{spans['read']} span(s) read = {spans['tool']} tool span(s) + {spans['ignored']} ignored"
-            + (f" ({kinds})" if kinds else ""))
+            + (f" ({kinds})" if kinds else "") + (f"; {spanless} trace document(s) without spans" if spanless else ""))
 
 
 def changes_line(changes: Mapping) -> str:
