@@ -26,7 +26,7 @@ from nonatomic.replay.ingest.inputs import LogFile, discover
 from nonatomic.replay.ingest.ledger import CHANGES
 from nonatomic.replay.ingest.mapping import FieldMapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
-from nonatomic.replay.notices import notices
+from nonatomic.replay.notices import notices, unscanned_notice
 from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OPS
@@ -145,7 +145,7 @@ class Replay:
 
     def warnings(self) -> list[dict]:
         """What the input hid from the detectors, with the likely cause (notices.py)."""
-        return notices(self.con, self.mapping)
+        return notices(self.con, self.mapping) + unscanned_notice(self.ingested.unscanned)
 
     def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
         """Those of `tasks` that no stored event belongs to, sorted."""

@@ -6,6 +6,7 @@ NONATOMIC_FUZZ_EXAMPLES sets the number of examples)."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import sqlite3
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from nonatomic.cli import main
 from nonatomic.config import usable_cpus
 from nonatomic.replay.api import open_logs
+from nonatomic.replay.ingest import compression
 from nonatomic.replay.ingest.compression import check_whole
 from nonatomic.replay.ingest.database import DatabaseError
 from nonatomic.replay.ingest.inputs import InputError, discover
@@ -242,12 +244,27 @@ def test_one_relative_name_run_from_two_directories_names_two_files(tmp_path, mo
 
 # --- line ends -------------------------------------------------------------------------
 
+
+@pytest.fixture
+def zstd_decoder(monkeypatch):
+    """The interpreter's zstd decoder (Python 3.14's compression.zstd), played where it has none
+    by the test extra's zstandard, buffered as the standard library's file objects are."""
+    def zstandard_open(path, mode):
+        return io.BufferedReader(zstandard.open(path, mode))
+
+    monkeypatch.setattr(compression, "ZSTD_OPEN", compression.ZSTD_OPEN or zstandard_open)
+
+
+COMPRESS = {"plain": lambda data: data, "gzip": gzip.compress, "zstd": ZSTD}
+SUFFIX = {"plain": "", "gzip": ".gz", "zstd": ".zst"}
 LINE_KINDS = st.sampled_from(["lf", "crlf", "lone cr inside", "bad", "blank"])
 
 
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(kinds=st.lists(LINE_KINDS, max_size=30), final_newline=st.booleans(), fast=st.booleans())
-def test_line_numbers_are_those_of_grep_whatever_the_line_ends(tmp_path_factory, kinds, final_newline, fast):
+@given(kinds=st.lists(LINE_KINDS, max_size=30), final_newline=st.booleans(), fast=st.booleans(),
+       compress=st.sampled_from(sorted(COMPRESS)))
+def test_line_numbers_are_those_of_grep_whatever_the_line_ends(tmp_path_factory, zstd_decoder, kinds, final_newline,
+                                                               fast, compress):
     parts, bad = [], []
     for number, kind in enumerate(kinds, start=1):
         text = json.dumps(record(number, n=number))
@@ -264,8 +281,8 @@ def test_line_numbers_are_those_of_grep_whatever_the_line_ends(tmp_path_factory,
         data = data[:-1]
         if kinds[-1] == "crlf":
             data = data[:-1]
-    log = tmp_path_factory.mktemp("ends") / "log.jsonl"
-    log.write_bytes(data.encode())
+    log = tmp_path_factory.mktemp("ends") / ("log.jsonl" + SUFFIX[compress])
+    log.write_bytes(COMPRESS[compress](data.encode()))
     with open_logs(log) as replayed:
         events, quarantine, (lines, _, _) = state(replayed)
         numbered = replayed.con.execute("SELECT line, extra->>'n' FROM events").fetchall()
@@ -478,13 +495,13 @@ def test_linting_first_in_one_process_leaves_the_recursion_limit_to_the_replay(t
 
 
 @pytest.mark.parametrize("line_end", ["\n", "\r\n"])
-@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
-def test_blank_lines_in_a_csv_log_shift_no_line_number(tmp_path, line_end, compress):
+@pytest.mark.parametrize("compress", ["plain", "gzip", "zstd"])
+def test_blank_lines_in_a_csv_log_shift_no_line_number(tmp_path, zstd_decoder, line_end, compress):
     rows = ["ts,task_id,seq", "2024-05-01T10:00:01Z,t,1", "", "2024-05-01T10:00:02Z,t", "", "",
             "2024-05-01T10:00:03Z,t,x", "2024-05-01T10:00:04Z,t,4,5", "2024-05-01T10:00:05Z,t,5"]
     data = line_end.join(rows).encode() + line_end.encode()
-    log = tmp_path / ("audit.csv.gz" if compress else "audit.csv")
-    log.write_bytes(gzip.compress(data) if compress else data)
+    log = tmp_path / ("audit.csv" + SUFFIX[compress])
+    log.write_bytes(COMPRESS[compress](data))
     grep = {text.split(",")[-1]: number for number, text in enumerate(rows, start=1)}
     with open_logs(log) as replayed:
         assert replayed.con.execute("SELECT seq, line FROM events ORDER BY seq").fetchall() == [
@@ -495,12 +512,83 @@ def test_blank_lines_in_a_csv_log_shift_no_line_number(tmp_path, line_end, compr
         assert state(replayed)[2] == (5, 2, 3)
 
 
-def test_a_csv_log_mixing_lf_and_crlf_is_refused_with_the_reason(tmp_path):
-    # DuckDB's strict CSV reader cannot read it (a lenient one drops extra columns silently).
-    log = tmp_path / "audit.csv"
-    log.write_bytes(b"ts,task_id,seq\n2024-05-01T10:00:01Z,t,1\r\n2024-05-01T10:00:02Z,t,2\r\n")
-    result = replay(log)
-    assert result.exit_code == 2 and "ends some lines with LF and others with CRLF" in result.output
+CSV_LINE_KINDS = st.tuples(st.sampled_from(["good", "bad", "short", "blank", "quoted"]), st.sampled_from(["\n", "\r\n"]))
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(header_end=st.sampled_from(["\n", "\r\n"]), kinds=st.lists(CSV_LINE_KINDS, max_size=20),
+       compress=st.sampled_from(sorted(COMPRESS)))
+def test_csv_line_numbers_are_those_of_grep_whatever_the_line_ends(tmp_path_factory, zstd_decoder, header_end,
+                                                                   kinds, compress):
+    # DuckDB's strict CSV reader takes the first line's end for the file's: a mix is read from
+    # an LF copy, with the same lines (a lenient reader would drop columns).
+    parts, good, bad = ["ts,task_id,seq,note" + header_end], [], []
+    for number, (kind, end) in enumerate(kinds, start=2):
+        row = {"good": f"2024-05-01T10:00:01Z,t,{number},n", "bad": f"2024-05-01T10:00:01Z,t,x{number},n",
+               "short": "2024-05-01T10:00:01Z,t", "blank": "",
+               "quoted": f'2024-05-01T10:00:01Z,t,{number},"a, ""b"""'}[kind]
+        parts.append(row + end)
+        (good if kind in ("good", "quoted") else [] if kind == "blank" else bad).append(number)
+    log = tmp_path_factory.mktemp("csv") / ("audit.csv" + SUFFIX[compress])
+    log.write_bytes(COMPRESS[compress]("".join(parts).encode()))
+    with open_logs(log) as replayed:
+        events, quarantine, counts = state(replayed)
+    assert [(seq, line) for _, line, _, seq in sorted(events, key=lambda e: e[1])] == [(n, n) for n in good]
+    assert [line for _, line, _ in quarantine] == bad
+    assert counts == (len(good) + len(bad), len(good), len(bad))
+
+
+@pytest.mark.parametrize("compress", ["plain", "gzip", "zstd"])
+@pytest.mark.parametrize(
+    "ends", [("\n", "\r\n", "\r\n"), ("\r\n", "\n", "\n"), ("\n", "\n", "\r\n"), ("\r\n", "\r\n", "\n")],
+    ids=["lf-header-crlf-rows", "crlf-header-lf-rows", "rows-of-both", "rows-of-both-crlf-first"])
+def test_a_csv_log_mixing_lf_and_crlf_is_read_whole(tmp_path, zstd_decoder, compress, ends):
+    rows = ["ts,task_id,seq", "2024-05-01T10:00:01Z,t,1", "2024-05-01T10:00:02Z,t,2,extra"]
+    data = "".join(row + end for row, end in zip(rows, ends)).encode()
+    log = tmp_path / ("audit.csv" + SUFFIX[compress])
+    log.write_bytes(COMPRESS[compress](data))
+    result = replay("--format", "json", log)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["summary"]["lines"], report["summary"]["events"], report["summary"]["quarantined"]) == (2, 1, 1)
+    assert [(q["line"], q["reason"], q["raw"]) for q in report["quarantine"]] == [
+        (3, "CSV row has too many columns", "2024-05-01T10:00:02Z,t,2,extra")]
+
+
+def test_a_mixed_csv_in_a_kept_database_grows_by_its_new_lines_only(tmp_path):
+    log, db = tmp_path / "audit.csv", tmp_path / "r.duckdb"
+    log.write_bytes(b"ts,task_id,seq\n2024-05-01T10:00:01Z,t,1\r\n")
+    open_logs(log, db=db).close()
+    with log.open("ab") as fh:
+        fh.write(b"2024-05-01T10:00:02Z,t,2\n2024-05-01T10:00:03Z,t,x\r\n")
+    with open_logs(log, db=db) as again:
+        assert again.ingested.changes == {str(log): "grown"}
+        events, quarantine, counts = state(again)
+    assert [(line, seq) for _, line, _, seq in events] == [(2, 1), (3, 2)] and counts == (3, 2, 1)
+    assert [(line, reason) for _, line, reason in quarantine] == [(4, "seq is not an integer: x")]
+
+
+def test_a_lone_cr_in_a_zstd_log_is_read_as_grep_counts(tmp_path, zstd_decoder):
+    log = tmp_path / "log.jsonl.zst"
+    one, two, three = (json.dumps(record(i)).encode() for i in (1, 2, 3))
+    log.write_bytes(ZSTD(one + b"\n" + two.replace(b", ", b",\r", 1) + b"\n" + three + b"\n"))
+    with open_logs(log) as replayed:
+        assert replayed.con.execute("SELECT seq, line FROM events ORDER BY seq").fetchall() == [(1, 1), (2, 2), (3, 3)]
+        assert replayed.warnings() == []
+
+
+def test_zstd_line_ends_this_python_cannot_check_are_said_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(compression, "ZSTD_OPEN", None)  # an interpreter without a zstd decoder (before 3.14)
+    log = tmp_path / "log.jsonl.zst"
+    log.write_bytes(ZSTD(jsonl([record(1), record(2)])))
+    result = CliRunner().invoke(main, ["replay", "--strict", str(log)])
+    assert result.exit_code == 0, result.output  # the file is not to blame: --strict passes
+    assert "warning: the line ends of 1 zstd file(s) were not checked" in result.stderr
+    assert str(log) in result.stderr
+    mixed = tmp_path / "audit.csv.zst"
+    mixed.write_bytes(ZSTD(b"ts,task_id,seq\n2024-05-01T10:00:01Z,t,1\r\n2024-05-01T10:00:02Z,t,2\r\n"))
+    result = replay(mixed)
+    assert result.exit_code == 2 and "this Python has no zstd decoder" in result.output
 
 
 def test_a_file_changed_into_a_copy_of_another_drops_its_old_version_and_adds_nothing(tmp_path):
