@@ -88,25 +88,27 @@ def plan(con, log: LogFile, persistent: bool) -> Plan:
         return Plan(previous[0], "unchanged", sha256=digest)
     held = con.execute("SELECT 1 FROM ingested_files WHERE sha256 = $sha LIMIT 1", {"sha": digest}).fetchone()
     if previous is None:
-        return Plan(_own_name(con, log.path, realpath), "unchanged" if held else "new", sha256=digest)
+        return Plan(_own_name(con, log, realpath), "unchanged" if held else "new", sha256=digest)
     file, _, _, last_line, complete = previous
     grown = prefix_digest == previous[1] and log.format in ("jsonl", "csv", "otlp") and log.compression == "none"
     if not grown or held:
-        return Plan(_own_name(con, log.path, realpath), "replaced", sha256=digest, previous=file,
+        return Plan(_own_name(con, log, realpath), "replaced", sha256=digest, previous=file,
                     held_elsewhere=bool(held))
     if complete:
         return Plan(file, "grown", after_line=last_line, sha256=digest)
     return Plan(file, "grown", after_line=last_line - 1, replace_line=last_line, sha256=digest)
 
 
-def _own_name(con, path: str, realpath: str) -> str:
+def _own_name(con, log: LogFile, realpath: str) -> str:
     """The name this file's events carry: the path as given, unless another file (the same
-    relative name run from another directory) already carries it; then its real path."""
+    relative name run from another directory) already carries it; then its real path, or
+    for a stream copied in (standard input, a pipe: its real path means nothing) a number."""
     def taken(name: str) -> bool:
         return con.execute("SELECT 1 FROM ingested_files WHERE file = $name AND realpath <> $realpath LIMIT 1",
                            {"name": name, "realpath": realpath}).fetchone() is not None
 
-    names = itertools.chain((path, realpath), (f"{realpath} ({n})" for n in itertools.count(2)))
+    first = (log.path,) if log.spooled else (log.path, realpath)
+    names = itertools.chain(first, (f"{first[-1]} ({n})" for n in itertools.count(2)))
     return next(name for name in names if not taken(name))
 
 
