@@ -22,7 +22,15 @@ from nonatomic.replay.ingest.compression import check_whole
 from nonatomic.replay.ingest.database import transaction, unordered
 from nonatomic.replay.ingest.fields import FIELDS
 from nonatomic.replay.ingest.inputs import InputError, LogFile
-from nonatomic.replay.ingest.lines import BLANK_LINES, EXACT_LINES, LineEnds, lf_copy, line_ends, load_blank_lines, load_exact_lines
+from nonatomic.replay.ingest.lines import (
+    BLANK_LINES,
+    EXACT_LINES,
+    LineEnds,
+    lf_copy,
+    line_ends,
+    load_blank_lines,
+    load_exact_lines,
+)
 from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, reader_for

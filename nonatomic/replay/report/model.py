@@ -202,11 +202,12 @@ def spans_line(spans: Mapping) -> str:
 def changes_line(changes: Mapping) -> str:
     """What a run into a kept database did to each file (new, grown, replaced, unchanged ->
     files), for the human formats: counts, and the names of the files grown or replaced."""
-    return "; ".join(
-        f"{change} {len(files)}" + (f" ({', '.join(files[:CHANGED_FILES_SHOWN])}{', ...' if len(files) > CHANGED_FILES_SHOWN else ''})"
-                                     if change in ("grown", "replaced") else "")
-        for change, files in changes.items() if files
-    )
+    def named(files: list) -> str:
+        more = ", ..." if len(files) > CHANGED_FILES_SHOWN else ""
+        return f" ({', '.join(files[:CHANGED_FILES_SHOWN])}{more})"
+
+    return "; ".join(f"{change} {len(files)}" + (named(files) if change in ("grown", "replaced") else "")
+                     for change, files in changes.items() if files)
 
 
 def summary_value(key: str, value: object) -> object:
