@@ -83,7 +83,8 @@ def _console_head(text: str) -> bool:
 
 
 def read(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Span | Bad | Empty]:
-    """Spans and bad records from (line number, text or None if blank, reject reason) in file order."""
+    """Spans, bad records and documents without spans from (line number, text or None if blank,
+    reject reason) in file order."""
     lines = iter(lines)
     pending: list[tuple[int, str | None, str | None]] = []
     for item in lines:
