@@ -19,6 +19,7 @@ import string
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 
+from nonatomic.replay.ingest.fields import CITED
 from nonatomic.replay.report.model import CodeGroups, Group
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import Detector
@@ -80,6 +81,7 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
              f"n = {_literal(n)}), lambda n: {_CITE})))" for n in names]
     because = ", ".join(f"CASE WHEN len({c}) > 0 THEN concat('because ', {_template(clause, columns)}, ' (', "
                         f"array_to_string({c}, ', '), ')') END" for c, (_, clause) in zip(cited, detector.witnesses))
+    span_ids = ", ".join(f"span[{i}] AS {name}" for i, name in enumerate(CITED, 1))
     return f"""
     INSERT INTO {TABLE}
     WITH files AS (
@@ -103,12 +105,12 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         GROUP BY ALL
     ),
     located AS (
-        SELECT rid, anchor_id, event_id, file, file_name, line, ts, moment, span[1] AS trace_id, span[2] AS span_id
+        SELECT rid, anchor_id, event_id, file, file_name, line, ts, moment, {span_ids}
         FROM (
             -- the extra fields parsed once for both ids
             SELECT w.rid, w.anchor_id, e.event_id, f.file, f.name AS file_name, e.line,
                    strftime(timezone('UTC', e.ts), '{TS_FORMAT}') AS ts, date_trunc('millisecond', e.ts) AS moment,
-                   json_extract_string(e.extra, ['$.trace_id', '$.span_id']) AS span
+                   json_extract_string(e.extra, {_list([f'$.{name}' for name in CITED])}) AS span
             FROM witnessed w JOIN {EVENT_ROWS} e USING (event_id) JOIN files f USING (file_id)
         )
     ),
