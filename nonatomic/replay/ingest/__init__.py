@@ -94,6 +94,8 @@ def ingest(con, logs: list[LogFile], mapping: FieldMapping | None = None, *, per
             result.lines += lines
             result.events += events
             result.quarantined += quarantined
+            if not persistent:
+                con.execute("CHECKPOINT")  # compresses what the file added to the in-memory store (database.connect)
         if on_file is not None:
             on_file(log, len(logs))
     return result

@@ -21,6 +21,8 @@ class DatabaseError(Exception):
     """The database cannot be opened or a DuckDB setting is invalid (exit code 2)."""
 
 
+IN_MEMORY = "replay"
+"""The in-memory database's name (DuckDB's own `memory` does not compress)."""
 # What a DuckDB database file holds at byte 8 (its header's magic).
 _DUCKDB_MAGIC = b"DUCK"
 # A name DuckDB would hand to an extension (`md:`, `sqlite:`, `postgres:`, `s3://`), but
@@ -58,6 +60,11 @@ def connect(db: str | None = None, memory_limit: str | None = None, threads: int
     except duckdb.Error as exc:
         raise DatabaseError(f"{db or 'in-memory database'}: {exc}") from exc
     con.execute("SET enable_progress_bar = false")  # it writes to stdout, into the report
+    if db is None:
+        # An in-memory database compresses its tables as a file does when checkpointed (ingest does):
+        # 1M events took 19 MB instead of 213 MB.
+        con.execute(f"ATTACH ':memory:' AS {IN_MEMORY} (COMPRESS)")
+        con.execute(f"USE {IN_MEMORY}")
     try:
         con.execute("SET TimeZone = 'UTC'")
     except duckdb.Error:
