@@ -319,7 +319,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
             @task(retries=0)
             def create_ticket(crm, body):
-                return crm.tickets.create(body)
+                return crm.create_ticket(body)
             """,
         """
 
@@ -536,6 +536,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 query = "query { viewer { assignedIssues { nodes { id title } } } }"
                 return requests.post("https://api.linear.app/graphql", json={"query": query}, timeout=30)
             """,
+        # A receiver named like a client, built nowhere in sight: a variable's name never
+        # makes a client, so its overloaded `create` is no known write.
+        """
+            from tenacity import retry
+
+            @retry
+            def open_ticket(crm_client, body):
+                return crm_client.tickets.create(body)
+            """,
     ]
     INVALID = [
         # The same executor given a statement that writes is a write repeated by the loop.
@@ -543,14 +552,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             """
                 import time
 
-                def record_refund(session, order_id, amount):
+                from sqlalchemy.orm import Session
+
+                def record_refund(session: Session, order_id, amount):
                     for attempt in range(3):
                         try:
                             return session.execute(f"INSERT INTO refunds VALUES ('{order_id}', {amount})")
                         except TimeoutError:
                             time.sleep(2 ** attempt)
                 """,
-            line=6,
+            line=8,
         ),
         Invalid(
             """
@@ -569,7 +580,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
                 @tenacity.retry
                 def open_ticket(crm, body):
-                    return crm.tickets.create(body)
+                    return crm.create_ticket(body)
                 """,
             line=5,
         ),
@@ -599,7 +610,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 import stamina, httpx
 
                 @stamina.retry(on=httpx.HTTPError, attempts=3)
-                def pay(client, invoice):
+                def pay(client: httpx.Client, invoice):
                     return client.post('/payments', json=invoice)
                 """,
             line=5,
@@ -645,14 +656,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             """
                 import time
 
-                def post_status(http, body):
+                import httpx
+
+                def post_status(http: httpx.Client, body):
                     for attempt in range(5):
                         resp = http.post('https://api.example.com/status', json=body)
                         if resp.status_code < 500:
                             return resp
                         time.sleep(1)
                 """,
-            line=5,
+            line=7,
         ),
         Invalid(
             """
@@ -724,7 +737,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
                 @task(retries=3, retry_delay_seconds=[1, 10, 100])
                 def create_ticket(crm, body):
-                    return crm.tickets.create(body)
+                    return crm.create_ticket(body)
                 """, line=6),
         Invalid("""
 
@@ -967,6 +980,57 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             line=9,
             severity="info",
         ),
+        # Clients known by construction: an object of a client package's class kept in
+        # `self` by `__init__`, a property and a factory annotated to return one.
+        Invalid("""
+
+                from opensearchpy import OpenSearch
+                from tenacity import retry, stop_after_attempt
+
+                class Documents:
+                    def __init__(self, hosts):
+                        self.client = OpenSearch(hosts=hosts)
+
+                    @retry(stop=stop_after_attempt(3))
+                    def add(self, index, doc):
+                        return self.client.create(index=index, id=doc["id"], body=doc)
+                """, line=11),
+        Invalid("""
+
+                from functools import cached_property
+
+                import httpx
+                from tenacity import AsyncRetrying, stop_after_attempt
+
+                class Bookings:
+                    @cached_property
+                    def _http(self) -> httpx.AsyncClient:
+                        return httpx.AsyncClient(base_url="https://hotel.example.com", timeout=10)
+
+                    async def book(self, slot):
+                        async for attempt in AsyncRetrying(stop=stop_after_attempt(3)):
+                            with attempt:
+                                return await self._http.post("/v1/bookings", json=slot)
+                """, line=15),
+        Invalid("""
+
+                import aiohttp
+                from tenacity import retry, stop_after_attempt
+
+                class Sandbox:
+                    _http: aiohttp.ClientSession | None = None
+
+                    def _session(self) -> aiohttp.ClientSession:
+                        if self._http is None:
+                            self._http = aiohttp.ClientSession()
+                        return self._http
+
+                    @retry(stop=stop_after_attempt(3))
+                    async def snapshot(self, url):
+                        http = self._session()
+                        async with http.post(f"{url}/snapshots") as resp:
+                            return await resp.json()
+                """, line=16),
     ]
 
     def __init__(self, context=None) -> None:

@@ -111,7 +111,7 @@ class RetryWithoutBackoff(LintRule):
 
             @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))
             def open_ticket(crm, payload):
-                return crm.tickets.create(payload)
+                return crm.create_ticket(payload)
             """,
         """
             from tenacity import retry, stop_after_attempt, wait_fixed, wait_random
@@ -242,11 +242,12 @@ class RetryWithoutBackoff(LintRule):
         # Frameworks told to back off.
         """
 
+            import httpx
             from celery import shared_task
 
             @shared_task(autoretry_for=(IOError,), retry_backoff=True)
-            def sync_contact(crm, contact):
-                crm.contacts.update(contact)
+            def sync_contact(crm: httpx.Client, contact):
+                crm.put(f"/contacts/{contact['id']}", json=contact)
             """,
         """
 
@@ -255,7 +256,7 @@ class RetryWithoutBackoff(LintRule):
 
             @task(retries=4, retry_delay_seconds=exponential_backoff(backoff_factor=10))
             def create_ticket(crm, body, key):
-                return crm.tickets.create(body, idempotency_key=key)
+                return crm.create_ticket(body, idempotency_key=key)
             """,
         """
 
@@ -286,7 +287,7 @@ class RetryWithoutBackoff(LintRule):
 
                 @retry(stop=stop_after_attempt(5))
                 def open_ticket(crm, payload):
-                    return crm.tickets.create(payload)
+                    return crm.create_ticket(payload)
                 """,
             line=3,
             fixed="""
@@ -294,7 +295,7 @@ class RetryWithoutBackoff(LintRule):
 
                 @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))
                 def open_ticket(crm, payload):
-                    return crm.tickets.create(payload)
+                    return crm.create_ticket(payload)
                 """,
         ),
         Invalid(

@@ -63,7 +63,7 @@ class UnboundedRetry(LintRule):
 
     @retry
     def open_ticket(crm, payload):
-        return crm.tickets.create(payload)
+        return crm.create_ticket(payload)
     ```
 
     ## Use instead
@@ -72,7 +72,7 @@ class UnboundedRetry(LintRule):
 
     @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))
     def open_ticket(crm, payload):
-        return crm.tickets.create(payload)
+        return crm.create_ticket(payload)
     ```
     In a hand-written loop, count attempts (`for attempt in range(5)`) or give
     up on a deadline (`if time.monotonic() > deadline: raise`).
@@ -97,7 +97,7 @@ class UnboundedRetry(LintRule):
 
             @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(max=30))
             def open_ticket(crm, payload):
-                return crm.tickets.create(payload)
+                return crm.create_ticket(payload)
             """,
         """
             import backoff, requests
@@ -204,11 +204,12 @@ class UnboundedRetry(LintRule):
         # Frameworks with a limit, their default or given.
         """
 
+            import httpx
             from celery import shared_task
 
             @shared_task(autoretry_for=(IOError,), retry_backoff=True, retry_kwargs={"max_retries": 8})
-            def sync_contact(crm, contact):
-                crm.contacts.update(contact)
+            def sync_contact(crm: httpx.Client, contact):
+                crm.put(f"/contacts/{contact['id']}", json=contact)
             """,
         """
 
@@ -254,7 +255,7 @@ class UnboundedRetry(LintRule):
 
                 @retry
                 def open_ticket(crm, payload):
-                    return crm.tickets.create(payload)
+                    return crm.create_ticket(payload)
                 """,
             line=3,
             fixed="""
@@ -262,7 +263,7 @@ class UnboundedRetry(LintRule):
 
                 @retry(stop=stop_after_attempt(5))
                 def open_ticket(crm, payload):
-                    return crm.tickets.create(payload)
+                    return crm.create_ticket(payload)
                 """,
         ),
         # The qualified form needs no new import; comments and other arguments stay.
@@ -363,12 +364,13 @@ class UnboundedRetry(LintRule):
         # Celery's `max_retries=None` retries for ever.
         Invalid("""
 
+                import httpx
                 from celery import shared_task
 
                 @shared_task(autoretry_for=(IOError,), retry_backoff=True, max_retries=None)
-                def sync_contact(crm, contact):
-                    crm.contacts.update(contact)
-                """, line=4),
+                def sync_contact(crm: httpx.Client, contact):
+                    crm.put(f"/contacts/{contact['id']}", json=contact)
+                """, line=5),
         # Temporal's `maximum_attempts=0` is unlimited, and so is a policy that does not set it.
         Invalid("""
 

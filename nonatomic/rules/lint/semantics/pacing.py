@@ -502,20 +502,16 @@ def _rebinds_in(node: cst.CSTNode) -> set[str]:
 
 
 def _external(entry: Retried, model: ModuleModel, registry: ToolRegistry) -> bool:
-    """A call that leaves the machine: a write, a call into a network package, a method of
-    an external client, or a callable parameter (a retry helper retries whatever it is
-    given).  A read through the module's own function is not followed: its body may well
-    be local work."""
+    """A call that leaves the machine: a write, a call into a client package (a method of
+    a client its constructor or annotation made), or a callable parameter (a retry helper
+    retries whatever it is given).  A read through the module's own function is not
+    followed: its body may well be local work."""
     site = entry.site
     if site is None:
         return False
-    if registry.retried_write(entry, model) is not None:
-        return True
-    if (site.callee or "").split(".", 1)[0] in _pack()["external_packages"]:
+    if registry.retried_write(entry, model) is not None or registry.on_client(site.callee):
         return True
     func = site.node.func
-    if isinstance(func, cst.Attribute):
-        return registry.on_client(func)
     return isinstance(func, cst.Name) and _is_param(func.value, site)
 
 
