@@ -25,7 +25,9 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     helpers (`call_with_retry(lambda: crm.create_ticket(payload))`). Task queues,
     workflow engines, agent frameworks and transports retry too: Celery tasks
     with `autoretry_for` or `self.retry(...)`, Prefect `@task(retries=...)`,
-    dramatiq actors, huey `retries=`, Temporal activities, Dagster and rq retry
+    dramatiq actors, huey `retries=`, Temporal activities (by the server's default,
+    or by the `retry_policy` of the module's own `workflow.execute_activity`:
+    `maximum_attempts=1` is one attempt), Dagster and rq retry
     policies, arq `raise Retry`, a pydantic-ai tool raising `ModelRetry` after its
     write, agno `Agent(retries=...)` (its tools), a requests Session with a
     urllib3 `Retry` that admits POST mounted, a Slack client with connection
@@ -544,6 +546,27 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             @retry
             def open_ticket(crm_client, body):
                 return crm_client.tickets.create(body)
+            """,
+        # A Temporal activity the module's own workflow runs with `maximum_attempts=1`: the
+        # caller's policy decides, and it makes one attempt (the server's default is for
+        # activities run from elsewhere).
+        """
+
+            from datetime import timedelta
+            from temporalio import activity, workflow
+            from temporalio.common import RetryPolicy
+
+            @activity.defn
+            async def send_confirmation(order):
+                await MAILER.send_email(order["email"], "confirmed")
+
+            @workflow.defn
+            class OrderWorkflow:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(send_confirmation, order,
+                                                    start_to_close_timeout=timedelta(seconds=30),
+                                                    retry_policy=RetryPolicy(maximum_attempts=1))
             """,
     ]
     INVALID = [

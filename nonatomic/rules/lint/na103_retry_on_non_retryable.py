@@ -308,6 +308,21 @@ class RetryOnNonRetryable(LintRule):
                 def remove_member(team_url, user_id):
                     requests.delete(f"{team_url}/members/{user_id}", timeout=10).raise_for_status()
                 """, line=5, severity="info"),
+        # No `retry_policy`: the server's default retries every failure, a declined card too.
+        Invalid("""
+
+                from datetime import timedelta
+                from temporalio import workflow
+
+                def charge(order):
+                    return PAYMENTS.charge(order["card"], order["total"])
+
+                @workflow.defn
+                class Checkout:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(charge, order, start_to_close_timeout=timedelta(seconds=30))
+                """, line=12),
     ]
 
     def __init__(self, context=None) -> None:

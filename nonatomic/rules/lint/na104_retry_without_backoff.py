@@ -434,6 +434,28 @@ class RetryWithoutBackoff(LintRule):
                             retry_policy=RetryPolicy(maximum_attempts=5, backoff_coefficient=1.0),
                         )
                 """, line=15),
+        # One fixed-interval policy given to several activities: one finding, where it is set.
+        Invalid("""
+
+                from datetime import timedelta
+                from temporalio import workflow
+                from temporalio.common import RetryPolicy
+
+                STEADY = RetryPolicy(initial_interval=timedelta(seconds=5), backoff_coefficient=1.0,
+                                     maximum_attempts=5)
+
+                def send_confirmation(order):
+                    MAILER.send_email(order["email"], "confirmed")
+
+                @workflow.defn
+                class OrderWorkflow:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(send_confirmation, order, retry_policy=STEADY,
+                                                        start_to_close_timeout=timedelta(seconds=30))
+                        await workflow.start_activity(send_confirmation, order, retry_policy=STEADY,
+                                                      start_to_close_timeout=timedelta(seconds=30))
+                """, line=6),
     ]
 
     def __init__(self, context=None) -> None:
@@ -444,15 +466,17 @@ class RetryWithoutBackoff(LintRule):
 
     def visit_Module(self, node: cst.Module) -> None:
         model = self.get_metadata(RetryProvider, node)
+        seen: set[int] = set()  # a policy built once and given to several calls is one finding
         for scope in paced_scopes(model, self.registry):
             wait = wait_of(scope, model)
             if wait not in (NONE, FIXED):
                 continue
             if wait == NONE:
                 self._no_wait(scope)
-            else:
+            elif id(at := _fixed_wait(scope)) not in seen:
+                seen.add(id(at))
                 self.report(
-                    _fixed_wait(scope),
+                    at,
                     f"{scope.label}{shape_note(scope)} waits the same time before every attempt, with no jitter: "
                     "clients that failed together retry together, in waves; back off exponentially, with jitter",
                     severity=severity(None, [scope]),

@@ -38,7 +38,9 @@ class UnboundedRetry(LintRule):
     and LangGraph `RetryPolicy` stop by default. Frameworks are read by their
     own settings: Celery's `max_retries=None` and a Temporal `RetryPolicy`
     with `maximum_attempts=0` (or without it, or none given to
-    `execute_activity`) never stop.
+    `execute_activity`) never stop, unless the call's
+    `schedule_to_close_timeout` bounds all attempts together; a policy held in
+    a module constant is read where it is built.
 
     ## Why is this bad?
     A failure that does not clear — the provider is down for an hour, the
@@ -247,6 +249,27 @@ class UnboundedRetry(LintRule):
             def plan(chain, goal):
                 return chain.invoke({"goal": goal})
             """,
+        # Temporal: `schedule_to_close_timeout` bounds every attempt together (a time
+        # limit), and `maximum_attempts=1` is a single attempt.
+        """
+
+            from datetime import timedelta
+            from temporalio import workflow
+            from temporalio.common import RetryPolicy
+
+            def send_confirmation(order):
+                MAILER.send_email(order["email"], "confirmed")
+
+            @workflow.defn
+            class OrderWorkflow:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(send_confirmation, order,
+                                                    schedule_to_close_timeout=timedelta(minutes=10))
+                    await workflow.execute_local_activity(send_confirmation, order,
+                                                          start_to_close_timeout=timedelta(seconds=30),
+                                                          retry_policy=RetryPolicy(maximum_attempts=1))
+            """,
     ]
     INVALID = [
         Invalid(
@@ -390,6 +413,25 @@ class UnboundedRetry(LintRule):
                             retry_policy=RetryPolicy(maximum_attempts=0, initial_interval=timedelta(seconds=2)),
                         )
                 """, line=13),
+        # A policy built once, in a module constant, read where the workflow gives it.
+        Invalid("""
+
+                from datetime import timedelta
+                from temporalio import workflow
+                from temporalio.common import RetryPolicy
+
+                FOREVER = RetryPolicy(initial_interval=timedelta(seconds=2), maximum_attempts=0)
+
+                def send_confirmation(order):
+                    MAILER.send_email(order["email"], "confirmed")
+
+                @workflow.defn
+                class OrderWorkflow:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(send_confirmation, order, retry_policy=FOREVER,
+                                                        start_to_close_timeout=timedelta(seconds=30))
+                """, line=15),
     ]
 
     def __init__(self, context=None) -> None:

@@ -290,6 +290,9 @@ _NO_GROWTH = {"False", "None", "0"}
 
 def framework_stop(scope: RetryScope) -> str | None:
     config, construct = scope.config, scope.construct
+    deadline = config.get("deadline")
+    if deadline is not None and not calls.is_none(deadline.value):
+        return LIMITED  # a time limit over all attempts together
     if "opaque" in config:
         return None
     arg = config.get("stop")
