@@ -427,3 +427,24 @@ def test_model_calls_are_not_writes_but_an_sms_is(lint):
         "    return twilio.messages.create(to=phone, from_='+100', body=body)\n"
     )
     assert [f.line for f in lint(code, select=["NA101"]).findings] == [20]
+
+
+def test_a_client_is_known_by_its_constructor_never_by_its_name(lint):
+    code = textwrap.dedent('''
+        from acme import Crm
+        from tenacity import retry, stop_after_attempt
+
+        @retry(stop=stop_after_attempt(3))
+        def open_ticket(body):
+            crm = Crm(token=TOKEN)
+            return crm.tickets.create(body)
+
+        @retry(stop=stop_after_attempt(3))
+        def open_ticket_again(crm_client, body):
+            return crm_client.tickets.create(body)
+    ''')
+    # Neither client is known to the shipped packs: an overloaded `create` is no write.
+    assert lint(code, select=["NA101"]).findings == []
+    # Declared in the user's table, the constructed one is; the one only named like a client is not.
+    found = lint(code, select=["NA101"], tools={"types": {"acme.Crm": ["acme.Crm"]}}).findings
+    assert [(f.line, f.severity) for f in found] == [(8, "error")]

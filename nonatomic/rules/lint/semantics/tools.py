@@ -67,6 +67,8 @@ class ToolRegistry(NameLevels):
         table = table or {}
         self.ambiguous = set(pack["ambiguous_alone"])
         self.not_tools = set(pack["not_tools"])
+        # `[tool.nonatomic.tools.types]`: the user's own clients (`"acme.Crm" = ["acme.Crm"]`).
+        self.client_types = tuple(f"{name}." for name in table.get("types", {}))
         self.not_writes = set(pack["not_writes"])
         self.invocations = set(pack["tool_invocations"])
         self.inference = tuple(pack["inference_calls"])
@@ -98,12 +100,16 @@ class ToolRegistry(NameLevels):
     def is_key_name(self, name: str) -> bool:
         return normal_key(name) in self.key_names
 
-    @staticmethod
-    def on_client(callee: str | None) -> bool:
-        """A call resolved into a client package: a method of an object its constructor or
-        annotation made (`opensearchpy.OpenSearch.indices.create`), not the making of an
-        object (a client, an exception)."""
-        return callee is not None and callee.split(".", 1)[0] in client_packages() and not client_class(callee)
+    def on_client(self, callee: str | None) -> bool:
+        """A call resolved into a client package or a client type of the user's table: a
+        method of an object its constructor or annotation made
+        (`opensearchpy.OpenSearch.indices.create`), not the making of an object (a client,
+        an exception)."""
+        if callee is None:
+            return False
+        if callee.startswith(self.client_types):
+            return True
+        return callee.split(".", 1)[0] in client_packages() and not client_class(callee)
 
     # -- writes -----------------------------------------------------------------------------
     def write_of(
