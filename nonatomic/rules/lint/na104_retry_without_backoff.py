@@ -15,6 +15,7 @@ from nonatomic.rules.lint.semantics.pacing import (
     wait_of,
 )
 from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.retryable import conflicts_only
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
 DEFAULT_FIX_MAX_WAIT = 30
@@ -45,7 +46,9 @@ class RetryWithoutBackoff(LintRule):
     arrived (`except json.JSONDecodeError`,
     `retry_if_exception_type(ValidationError)`, an `OutputParserException`, a
     module tuple of such types) is not flagged: it re-asks the model, and the
-    remote side is neither failing nor overloaded.
+    remote side is neither failing nor overloaded. Nor is a Redis transaction
+    run again at once after `WatchError` (optimistic locking: another client's
+    write aborted it; NA105 still asks for a limit).
 
     ## Why is this bad?
     Failures come in crowds: when a provider sheds load, every agent worker
@@ -266,6 +269,26 @@ class RetryWithoutBackoff(LintRule):
             def publish(context):
                 BLOG_API.publish_post(context.op_config["post"], idempotency_key=context.run_id)
             """,
+        # Redis optimistic locking: a transaction another client's write aborted (`WatchError`)
+        # is run again at once, as the protocol has it; no service is failing.
+        """
+            import redis
+
+            r = redis.Redis()
+
+            def reserve(seat):
+                with r.pipeline() as pipe:
+                    for _ in range(10):
+                        try:
+                            pipe.watch(seat)
+                            if pipe.get(seat) is None:
+                                pipe.multi()
+                                pipe.set(seat, "taken")
+                                pipe.execute()
+                            return
+                        except redis.WatchError:
+                            continue
+            """,
     ]
     INVALID = [
         # No retry word in sight: the loop's shape is the retry.
@@ -472,7 +495,8 @@ class RetryWithoutBackoff(LintRule):
             if wait not in (NONE, FIXED):
                 continue
             if wait == NONE:
-                self._no_wait(scope)
+                if not conflicts_only(scope, model):  # optimistic locking goes round at once
+                    self._no_wait(scope)
             elif id(at := _fixed_wait(scope)) not in seen:
                 seen.add(id(at))
                 self.report(

@@ -70,6 +70,8 @@ class ToolRegistry(NameLevels):
         # `[tool.nonatomic.tools.types]`: the user's own clients (`"acme.Crm" = ["acme.Crm"]`).
         self.client_types = tuple(f"{name}." for name in table.get("types", {}))
         self.not_writes = set(pack["not_writes"])
+        self.applies_once = set(pack["applies_once"])
+        self.client_parts = set(pack["client_parts"])
         self.invocations = set(pack["tool_invocations"])
         self.inference = tuple(pack["inference_calls"])
         self.inference_with_model = tuple(pack["inference_calls_with_model"])
@@ -111,6 +113,11 @@ class ToolRegistry(NameLevels):
         if callee.startswith(self.client_types):
             return True
         return callee.split(".", 1)[0] in client_packages() and not client_class(callee)
+
+    def _client_part(self, receiver: cst.BaseExpression) -> bool:
+        """`client.connection_pool`, `session.lock`: an attribute of a client named for its
+        own machinery (`client_parts`), not a resource of the service."""
+        return isinstance(receiver, cst.Attribute) and bool(set(word_list(receiver.attr.value)) & self.client_parts)
 
     # -- writes -----------------------------------------------------------------------------
     def write_of(
@@ -159,7 +166,12 @@ class ToolRegistry(NameLevels):
         receiver = target.value if isinstance(target, cst.Attribute) else None
         if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
             return None  # a method the module does not define: framework plumbing
-        client = receiver is not None and self.on_client(callee)
+        # A client's in-process part (`node.connection_pool.release(conn)`) is plumbing, and
+        # a command that applies only once (`set(key, token, nx=True)`: a retry finds the key).
+        client = receiver is not None and self.on_client(callee) and not self._client_part(receiver)
+        if client and any(calls.is_true(arg.value) for arg in carrier.args
+                          if arg.keyword is not None and arg.keyword.value in self.applies_once):
+            return None
         if not client and (level == "low" or (alone and word_list(method)[0] in self.ambiguous)):
             return None
         if alone and not carrier.args and word_list(method)[0] in self.ambiguous:
