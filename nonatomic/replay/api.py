@@ -26,7 +26,7 @@ from nonatomic.replay.ingest.inputs import LogFile, discover
 from nonatomic.replay.ingest.ledger import CHANGES
 from nonatomic.replay.ingest.mapping import FieldMapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
-from nonatomic.replay.notices import notices
+from nonatomic.replay.notices import notices, unscanned_notice
 from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OPS
@@ -145,7 +145,7 @@ class Replay:
 
     def warnings(self) -> list[dict]:
         """What the input hid from the detectors, with the likely cause (notices.py)."""
-        return notices(self.con, self.mapping)
+        return notices(self.con, self.mapping) + unscanned_notice(self.ingested.unscanned)
 
     def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
         """Those of `tasks` that no stored event belongs to, sorted."""
@@ -256,14 +256,19 @@ def summarize(con, findings: list[dict] | Findings) -> dict:
 
 
 def span_counts(con) -> dict | None:
-    """Spans read from trace files (None when none was read): tool spans by convention, the ignored by kind."""
+    """Spans read from trace files (None when no trace was read): tool spans by convention, the
+    ignored by kind, and (when there are any) the documents that held no span."""
     rows = con.execute("SELECT tool, kind, sum(spans) FROM trace_spans GROUP BY ALL ORDER BY 3 DESC, 2").fetchall()
-    if not rows:
+    (spanless,) = _row(con, "SELECT coalesce(sum(documents), 0) FROM spanless_documents")
+    if not rows and not spanless:
         return None
     tool = {kind: int(n) for is_tool, kind, n in rows if is_tool}
     ignored = {kind: int(n) for is_tool, kind, n in rows if not is_tool}
-    return {"read": sum(tool.values()) + sum(ignored.values()), "tool": sum(tool.values()),
-            "ignored": sum(ignored.values()), "tool_by_convention": tool, "ignored_by_kind": ignored}
+    counts = {"read": sum(tool.values()) + sum(ignored.values()), "tool": sum(tool.values()),
+              "ignored": sum(ignored.values()), "tool_by_convention": tool, "ignored_by_kind": ignored}
+    if spanless:
+        counts["documents_without_spans"] = int(spanless)
+    return counts
 
 
 def _row(con, sql: str) -> tuple:

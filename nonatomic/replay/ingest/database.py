@@ -11,9 +11,10 @@ import duckdb
 
 from nonatomic.config import usable_cpus
 from nonatomic.replay.ingest.ledger import LEDGER_DDL
-from nonatomic.replay.ingest.schema import EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL, TRACE_SPANS_DDL
+from nonatomic.replay.ingest.schema import (EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL,
+                                            SPANLESS_DOCUMENTS_DDL, TRACE_SPANS_DDL)
 
-_DDL = (FILES_DDL, EVENT_ROWS_DDL, EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL, TRACE_SPANS_DDL)
+_DDL = (FILES_DDL, EVENT_ROWS_DDL, EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL, TRACE_SPANS_DDL, SPANLESS_DOCUMENTS_DDL)
 
 
 class DatabaseError(Exception):
@@ -26,7 +27,8 @@ _DUCKDB_MAGIC = b"DUCK"
 # not a Windows drive (`C:`).
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
 # The tables and views of a replay database, and the columns each must have.
-_OURS = {"log_files", "event_rows", "events", "quarantine", "ingested_files", "trace_spans"}
+_OURS = {"log_files", "event_rows", "events", "quarantine", "ingested_files", "trace_spans",
+         "spanless_documents"}
 
 
 def connect(db: str | None = None, memory_limit: str | None = None, threads: int | None = None):
