@@ -329,7 +329,7 @@ def test_user_idempotency_key_spelling(lint):
 
         @backoff.on_exception(backoff.expo, TimeoutError, max_tries=3)
         def pay(psp, invoice):
-            return psp.payments.create(invoice.total, txn_ref=invoice.id)
+            return psp.create_payment(invoice.total, txn_ref=invoice.id)
     ''')
     assert len(lint(code, select=["NA101"]).findings) == 1
     assert lint(code, select=["NA101"], tools={"idempotency_keys": ["txn_ref"]}).findings == []
@@ -367,7 +367,7 @@ def test_http_writes_are_writes_on_any_client_shape(lint):
         import httpx
         import requests
 
-        def sync(http, body):
+        def sync(http: httpx.Client, body):
             session = requests.Session()
             client = httpx.Client()
             for attempt in range(3):
@@ -409,18 +409,42 @@ def test_sdk_clients_followed_through_their_constructors(lint):
 
 def test_model_calls_are_not_writes_but_an_sms_is(lint):
     code = (
-        "from tenacity import retry\n\n"
+        "import anthropic\n"
+        "import openai\n"
+        "from tenacity import retry\n"
+        "from twilio.rest import Client\n\n"
         "@retry\n"
-        "def ask(client, prompt):\n"
+        "def ask(client: openai.OpenAI, prompt):\n"
         "    return client.chat.completions.create(model='gpt-4o', messages=[prompt])\n\n"
         "@retry\n"
-        "def ask_claude(anthropic_client, prompt):\n"
-        "    return anthropic_client.messages.create(model='claude', max_tokens=100, messages=[prompt])\n\n"
+        "def ask_claude(claude: anthropic.Anthropic, prompt):\n"
+        "    return claude.messages.create(model='claude', max_tokens=100, messages=[prompt])\n\n"
         "@retry\n"
-        "def embed(client, text):\n"
+        "def embed(client: openai.OpenAI, text):\n"
         "    return client.embeddings.create(model='e', input=text)\n\n"
         "@retry\n"
-        "def text_customer(twilio_client, phone, body):\n"
-        "    return twilio_client.messages.create(to=phone, from_='+100', body=body)\n"
+        "def text_customer(twilio: Client, phone, body):\n"
+        "    return twilio.messages.create(to=phone, from_='+100', body=body)\n"
     )
-    assert [f.line for f in lint(code, select=["NA101"]).findings] == [17]
+    assert [f.line for f in lint(code, select=["NA101"]).findings] == [20]
+
+
+def test_a_client_is_known_by_its_constructor_never_by_its_name(lint):
+    code = textwrap.dedent('''
+        from acme import Crm
+        from tenacity import retry, stop_after_attempt
+
+        @retry(stop=stop_after_attempt(3))
+        def open_ticket(body):
+            crm = Crm(token=TOKEN)
+            return crm.tickets.create(body)
+
+        @retry(stop=stop_after_attempt(3))
+        def open_ticket_again(crm_client, body):
+            return crm_client.tickets.create(body)
+    ''')
+    # Neither client is known to the shipped packs: an overloaded `create` is no write.
+    assert lint(code, select=["NA101"]).findings == []
+    # Declared in the user's table, the constructed one is; the one only named like a client is not.
+    found = lint(code, select=["NA101"], tools={"types": {"acme.Crm": ["acme.Crm"]}}).findings
+    assert [(f.line, f.severity) for f in found] == [(8, "error")]

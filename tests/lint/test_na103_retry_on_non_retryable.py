@@ -58,7 +58,9 @@ def test_a_threshold_that_keeps_client_errors_out_is_clean(lint):
     code = '''
         import time
 
-        def post_event(http, body, key):
+        import httpx
+
+        def post_event(http: httpx.Client, body, key):
             while True:
                 resp = http.post("https://events.example.com/v1", json=body, headers={"Idempotency-Key": key})
                 if resp.status_code < 300:
@@ -74,14 +76,16 @@ def test_ok_or_go_round_retries_every_client_error(lint):
     code = '''
         import time
 
-        def post_event(http, body, key):
+        import httpx
+
+        def post_event(http: httpx.Client, body, key):
             while True:
                 resp = http.post("https://events.example.com/v1", json=body, headers={"Idempotency-Key": key})
                 if resp.status_code < 300:
                     return resp
                 time.sleep(1)
     '''
-    assert [line for line, _ in na103(lint, code)] == [7]
+    assert [line for line, _ in na103(lint, code)] == [9]
 
 
 def test_a_predicate_function_naming_404_is_flagged(lint):

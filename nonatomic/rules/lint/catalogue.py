@@ -66,11 +66,12 @@ def _always(check: Any) -> Callable[[Options, Options], Any]:
 
 # A file with none of these words has no retry construct the retry rules can see: a
 # library construct names itself, a hand-written loop sleeps, counts attempts,
-# catches the failure or spins; Temporal activities and dramatiq actors are retried
-# without a word of it.  One prefilter for the four rules: it runs once per file.
+# catches the failure or spins; Temporal activities (defined, or run by a workflow:
+# `execute_activity`, `start_local_activity`) and dramatiq actors are retried without a
+# word of it.  One prefilter for the four rules: it runs once per file.
 _RETRY_TEXT = prefilters.Words(
     (b"retr", b"attempt", b"tries", b"backoff", b"stamina", b"sleep", b"except", b"while", b"count(", b"repeat(",
-     b"activity.defn", b"dramatiq"),
+     b"activity.defn", b"_activity", b"dramatiq"),
     ignore_case=True,
 )
 # What a file must contain for any of its calls to be Redis commands (imports, client names).

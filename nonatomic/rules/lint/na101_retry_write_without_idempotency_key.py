@@ -25,7 +25,9 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     helpers (`call_with_retry(lambda: crm.create_ticket(payload))`). Task queues,
     workflow engines, agent frameworks and transports retry too: Celery tasks
     with `autoretry_for` or `self.retry(...)`, Prefect `@task(retries=...)`,
-    dramatiq actors, huey `retries=`, Temporal activities, Dagster and rq retry
+    dramatiq actors, huey `retries=`, Temporal activities (by the server's default,
+    or by the `retry_policy` of the module's own `workflow.execute_activity`:
+    `maximum_attempts=1` is one attempt), Dagster and rq retry
     policies, arq `raise Retry`, a pydantic-ai tool raising `ModelRetry` after its
     write, agno `Agent(retries=...)` (its tools), a requests Session with a
     urllib3 `Retry` that admits POST mounted, a Slack client with connection
@@ -321,7 +323,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
             @task(retries=0)
             def create_ticket(crm, body):
-                return crm.tickets.create(body)
+                return crm.create_ticket(body)
             """,
         """
 
@@ -538,6 +540,36 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 query = "query { viewer { assignedIssues { nodes { id title } } } }"
                 return requests.post("https://api.linear.app/graphql", json={"query": query}, timeout=30)
             """,
+        # A receiver named like a client, built nowhere in sight: a variable's name never
+        # makes a client, so its overloaded `create` is no known write.
+        """
+            from tenacity import retry
+
+            @retry
+            def open_ticket(crm_client, body):
+                return crm_client.tickets.create(body)
+            """,
+        # A Temporal activity the module's own workflow runs with `maximum_attempts=1`: the
+        # caller's policy decides, and it makes one attempt (the server's default is for
+        # activities run from elsewhere).
+        """
+
+            from datetime import timedelta
+            from temporalio import activity, workflow
+            from temporalio.common import RetryPolicy
+
+            @activity.defn
+            async def send_confirmation(order):
+                await MAILER.send_email(order["email"], "confirmed")
+
+            @workflow.defn
+            class OrderWorkflow:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(send_confirmation, order,
+                                                    start_to_close_timeout=timedelta(seconds=30),
+                                                    retry_policy=RetryPolicy(maximum_attempts=1))
+            """,
         # A method of a class named for a model client posts to the model: inference, not a
         # write, though its URL is a variable.
         """
@@ -565,14 +597,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             """
                 import time
 
-                def record_refund(session, order_id, amount):
+                from sqlalchemy.orm import Session
+
+                def record_refund(session: Session, order_id, amount):
                     for attempt in range(3):
                         try:
                             return session.execute(f"INSERT INTO refunds VALUES ('{order_id}', {amount})")
                         except TimeoutError:
                             time.sleep(2 ** attempt)
                 """,
-            line=6,
+            line=8,
         ),
         Invalid(
             """
@@ -591,7 +625,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
                 @tenacity.retry
                 def open_ticket(crm, body):
-                    return crm.tickets.create(body)
+                    return crm.create_ticket(body)
                 """,
             line=5,
         ),
@@ -621,7 +655,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 import stamina, httpx
 
                 @stamina.retry(on=httpx.HTTPError, attempts=3)
-                def pay(client, invoice):
+                def pay(client: httpx.Client, invoice):
                     return client.post('/payments', json=invoice)
                 """,
             line=5,
@@ -667,14 +701,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             """
                 import time
 
-                def post_status(http, body):
+                import httpx
+
+                def post_status(http: httpx.Client, body):
                     for attempt in range(5):
                         resp = http.post('https://api.example.com/status', json=body)
                         if resp.status_code < 500:
                             return resp
                         time.sleep(1)
                 """,
-            line=5,
+            line=7,
         ),
         Invalid(
             """
@@ -746,7 +782,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
                 @task(retries=3, retry_delay_seconds=[1, 10, 100])
                 def create_ticket(crm, body):
-                    return crm.tickets.create(body)
+                    return crm.create_ticket(body)
                 """, line=6),
         Invalid("""
 
@@ -1014,6 +1050,57 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             line=9,
             severity="info",
         ),
+        # Clients known by construction: an object of a client package's class kept in
+        # `self` by `__init__`, a property and a factory annotated to return one.
+        Invalid("""
+
+                from opensearchpy import OpenSearch
+                from tenacity import retry, stop_after_attempt
+
+                class Documents:
+                    def __init__(self, hosts):
+                        self.client = OpenSearch(hosts=hosts)
+
+                    @retry(stop=stop_after_attempt(3))
+                    def add(self, index, doc):
+                        return self.client.create(index=index, id=doc["id"], body=doc)
+                """, line=11),
+        Invalid("""
+
+                from functools import cached_property
+
+                import httpx
+                from tenacity import AsyncRetrying, stop_after_attempt
+
+                class Bookings:
+                    @cached_property
+                    def _http(self) -> httpx.AsyncClient:
+                        return httpx.AsyncClient(base_url="https://hotel.example.com", timeout=10)
+
+                    async def book(self, slot):
+                        async for attempt in AsyncRetrying(stop=stop_after_attempt(3)):
+                            with attempt:
+                                return await self._http.post("/v1/bookings", json=slot)
+                """, line=15),
+        Invalid("""
+
+                import aiohttp
+                from tenacity import retry, stop_after_attempt
+
+                class Sandbox:
+                    _http: aiohttp.ClientSession | None = None
+
+                    def _session(self) -> aiohttp.ClientSession:
+                        if self._http is None:
+                            self._http = aiohttp.ClientSession()
+                        return self._http
+
+                    @retry(stop=stop_after_attempt(3))
+                    async def snapshot(self, url):
+                        http = self._session()
+                        async with http.post(f"{url}/snapshots") as resp:
+                            return await resp.json()
+                """, line=16),
     ]
 
     def __init__(self, context=None) -> None:

@@ -92,7 +92,7 @@ class VolatileIdempotencyKey(LintRule):
 
             @retry
             def _create(crm, body, key):
-                return crm.tickets.create(body, idempotency_key=key)
+                return crm.create_ticket(body, idempotency_key=key)
 
             def open_ticket(crm, body):
                 return _create(crm, body, str(uuid.uuid4()))
@@ -221,13 +221,14 @@ class VolatileIdempotencyKey(LintRule):
 
                 from typing import Annotated
 
+                import stripe
                 from langchain_core.tools import InjectedToolCallId, tool
 
                 @tool
                 def refund_order(order_id: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
                     "Refund an order."
-                    return PAYMENTS.refunds.create(order=order_id, idempotency_key=tool_call_id).id
-                """, line=9),
+                    return stripe.Refund.create(payment_intent=order_id, idempotency_key=tool_call_id).id
+                """, line=10),
         # The agent runs the tool again after ModelRetry: a new call, a new tool_call_id.
         Invalid("""
 

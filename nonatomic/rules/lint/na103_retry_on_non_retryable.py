@@ -207,7 +207,7 @@ class RetryOnNonRetryable(LintRule):
 
                 @tenacity.retry(stop=tenacity.stop_after_attempt(3))
                 def open_ticket(crm, body):
-                    return crm.tickets.create(body)
+                    return crm.create_ticket(body)
                 """,
             line=3,
         ),
@@ -252,9 +252,11 @@ class RetryOnNonRetryable(LintRule):
             """
                 import time
 
+                import httpx
+
                 RETRY_ON = (400, 429, 500, 503)
 
-                def book(http, slot, key):
+                def book(http: httpx.Client, slot, key):
                     for attempt in range(4):
                         resp = http.post('https://api.example.com/bookings', json=slot, headers={'Idempotency-Key': key})
                         if resp.status_code in RETRY_ON:
@@ -262,7 +264,7 @@ class RetryOnNonRetryable(LintRule):
                             continue
                         return resp
                 """,
-            line=8,
+            line=10,
         ),
         Invalid(
             """
@@ -270,7 +272,7 @@ class RetryOnNonRetryable(LintRule):
 
                 @retry(stop=stop_after_attempt(3), retry=retry_if_result(lambda r: r.status_code in {404, 503}))
                 def create_order(api, cart, key):
-                    return api.orders.create(cart, idempotency_key=key)
+                    return api.place_order(cart, idempotency_key=key)
                 """,
             line=3,
         ),
@@ -280,7 +282,7 @@ class RetryOnNonRetryable(LintRule):
 
                 @shared_task(autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
                 def open_ticket(crm, body, key):
-                    return crm.tickets.create(body, idempotency_key=key)
+                    return crm.create_ticket(body, idempotency_key=key)
                 """, line=4),
         # A transport that retries a POST on 400 and 404.
         Invalid("""
@@ -306,6 +308,21 @@ class RetryOnNonRetryable(LintRule):
                 def remove_member(team_url, user_id):
                     requests.delete(f"{team_url}/members/{user_id}", timeout=10).raise_for_status()
                 """, line=5, severity="info"),
+        # No `retry_policy`: the server's default retries every failure, a declined card too.
+        Invalid("""
+
+                from datetime import timedelta
+                from temporalio import workflow
+
+                def charge(order):
+                    return PAYMENTS.charge(order["card"], order["total"])
+
+                @workflow.defn
+                class Checkout:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(charge, order, start_to_close_timeout=timedelta(seconds=30))
+                """, line=12),
     ]
 
     def __init__(self, context=None) -> None:

@@ -15,6 +15,7 @@ from nonatomic.rules.lint.semantics.pacing import (
     wait_of,
 )
 from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.retryable import conflicts_only
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
 DEFAULT_FIX_MAX_WAIT = 30
@@ -45,7 +46,9 @@ class RetryWithoutBackoff(LintRule):
     arrived (`except json.JSONDecodeError`,
     `retry_if_exception_type(ValidationError)`, an `OutputParserException`, a
     module tuple of such types) is not flagged: it re-asks the model, and the
-    remote side is neither failing nor overloaded.
+    remote side is neither failing nor overloaded. Nor is a Redis transaction
+    run again at once after `WatchError` (optimistic locking: another client's
+    write aborted it; NA105 still asks for a limit).
 
     ## Why is this bad?
     Failures come in crowds: when a provider sheds load, every agent worker
@@ -111,7 +114,7 @@ class RetryWithoutBackoff(LintRule):
 
             @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))
             def open_ticket(crm, payload):
-                return crm.tickets.create(payload)
+                return crm.create_ticket(payload)
             """,
         """
             from tenacity import retry, stop_after_attempt, wait_fixed, wait_random
@@ -242,11 +245,12 @@ class RetryWithoutBackoff(LintRule):
         # Frameworks told to back off.
         """
 
+            import httpx
             from celery import shared_task
 
             @shared_task(autoretry_for=(IOError,), retry_backoff=True)
-            def sync_contact(crm, contact):
-                crm.contacts.update(contact)
+            def sync_contact(crm: httpx.Client, contact):
+                crm.put(f"/contacts/{contact['id']}", json=contact)
             """,
         """
 
@@ -255,7 +259,7 @@ class RetryWithoutBackoff(LintRule):
 
             @task(retries=4, retry_delay_seconds=exponential_backoff(backoff_factor=10))
             def create_ticket(crm, body, key):
-                return crm.tickets.create(body, idempotency_key=key)
+                return crm.create_ticket(body, idempotency_key=key)
             """,
         """
 
@@ -264,6 +268,26 @@ class RetryWithoutBackoff(LintRule):
             @op(retry_policy=RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.PLUS_MINUS))
             def publish(context):
                 BLOG_API.publish_post(context.op_config["post"], idempotency_key=context.run_id)
+            """,
+        # Redis optimistic locking: a transaction another client's write aborted (`WatchError`)
+        # is run again at once, as the protocol has it; no service is failing.
+        """
+            import redis
+
+            r = redis.Redis()
+
+            def reserve(seat):
+                with r.pipeline() as pipe:
+                    for _ in range(10):
+                        try:
+                            pipe.watch(seat)
+                            if pipe.get(seat) is None:
+                                pipe.multi()
+                                pipe.set(seat, "taken")
+                                pipe.execute()
+                            return
+                        except redis.WatchError:
+                            continue
             """,
     ]
     INVALID = [
@@ -286,7 +310,7 @@ class RetryWithoutBackoff(LintRule):
 
                 @retry(stop=stop_after_attempt(5))
                 def open_ticket(crm, payload):
-                    return crm.tickets.create(payload)
+                    return crm.create_ticket(payload)
                 """,
             line=3,
             fixed="""
@@ -294,7 +318,7 @@ class RetryWithoutBackoff(LintRule):
 
                 @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))
                 def open_ticket(crm, payload):
-                    return crm.tickets.create(payload)
+                    return crm.create_ticket(payload)
                 """,
         ),
         Invalid(
@@ -433,6 +457,28 @@ class RetryWithoutBackoff(LintRule):
                             retry_policy=RetryPolicy(maximum_attempts=5, backoff_coefficient=1.0),
                         )
                 """, line=15),
+        # One fixed-interval policy given to several activities: one finding, where it is set.
+        Invalid("""
+
+                from datetime import timedelta
+                from temporalio import workflow
+                from temporalio.common import RetryPolicy
+
+                STEADY = RetryPolicy(initial_interval=timedelta(seconds=5), backoff_coefficient=1.0,
+                                     maximum_attempts=5)
+
+                def send_confirmation(order):
+                    MAILER.send_email(order["email"], "confirmed")
+
+                @workflow.defn
+                class OrderWorkflow:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(send_confirmation, order, retry_policy=STEADY,
+                                                        start_to_close_timeout=timedelta(seconds=30))
+                        await workflow.start_activity(send_confirmation, order, retry_policy=STEADY,
+                                                      start_to_close_timeout=timedelta(seconds=30))
+                """, line=6),
     ]
 
     def __init__(self, context=None) -> None:
@@ -443,15 +489,18 @@ class RetryWithoutBackoff(LintRule):
 
     def visit_Module(self, node: cst.Module) -> None:
         model = self.get_metadata(RetryProvider, node)
+        seen: set[int] = set()  # a policy built once and given to several calls is one finding
         for scope in paced_scopes(model, self.registry):
             wait = wait_of(scope, model)
             if wait not in (NONE, FIXED):
                 continue
             if wait == NONE:
-                self._no_wait(scope)
-            else:
+                if not conflicts_only(scope, model):  # optimistic locking goes round at once
+                    self._no_wait(scope)
+            elif id(at := _fixed_wait(scope)) not in seen:
+                seen.add(id(at))
                 self.report(
-                    _fixed_wait(scope),
+                    at,
                     f"{scope.label}{shape_note(scope)} waits the same time before every attempt, with no jitter: "
                     "clients that failed together retry together, in waves; back off exponentially, with jitter",
                     severity=severity(None, [scope]),

@@ -38,7 +38,9 @@ class UnboundedRetry(LintRule):
     and LangGraph `RetryPolicy` stop by default. Frameworks are read by their
     own settings: Celery's `max_retries=None` and a Temporal `RetryPolicy`
     with `maximum_attempts=0` (or without it, or none given to
-    `execute_activity`) never stop.
+    `execute_activity`) never stop, unless the call's
+    `schedule_to_close_timeout` bounds all attempts together; a policy held in
+    a module constant is read where it is built.
 
     ## Why is this bad?
     A failure that does not clear — the provider is down for an hour, the
@@ -63,7 +65,7 @@ class UnboundedRetry(LintRule):
 
     @retry
     def open_ticket(crm, payload):
-        return crm.tickets.create(payload)
+        return crm.create_ticket(payload)
     ```
 
     ## Use instead
@@ -72,7 +74,7 @@ class UnboundedRetry(LintRule):
 
     @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=1, max=30))
     def open_ticket(crm, payload):
-        return crm.tickets.create(payload)
+        return crm.create_ticket(payload)
     ```
     In a hand-written loop, count attempts (`for attempt in range(5)`) or give
     up on a deadline (`if time.monotonic() > deadline: raise`).
@@ -97,7 +99,7 @@ class UnboundedRetry(LintRule):
 
             @retry(stop=stop_after_attempt(5), wait=wait_random_exponential(max=30))
             def open_ticket(crm, payload):
-                return crm.tickets.create(payload)
+                return crm.create_ticket(payload)
             """,
         """
             import backoff, requests
@@ -204,11 +206,12 @@ class UnboundedRetry(LintRule):
         # Frameworks with a limit, their default or given.
         """
 
+            import httpx
             from celery import shared_task
 
             @shared_task(autoretry_for=(IOError,), retry_backoff=True, retry_kwargs={"max_retries": 8})
-            def sync_contact(crm, contact):
-                crm.contacts.update(contact)
+            def sync_contact(crm: httpx.Client, contact):
+                crm.put(f"/contacts/{contact['id']}", json=contact)
             """,
         """
 
@@ -246,6 +249,27 @@ class UnboundedRetry(LintRule):
             def plan(chain, goal):
                 return chain.invoke({"goal": goal})
             """,
+        # Temporal: `schedule_to_close_timeout` bounds every attempt together (a time
+        # limit), and `maximum_attempts=1` is a single attempt.
+        """
+
+            from datetime import timedelta
+            from temporalio import workflow
+            from temporalio.common import RetryPolicy
+
+            def send_confirmation(order):
+                MAILER.send_email(order["email"], "confirmed")
+
+            @workflow.defn
+            class OrderWorkflow:
+                @workflow.run
+                async def run(self, order):
+                    await workflow.execute_activity(send_confirmation, order,
+                                                    schedule_to_close_timeout=timedelta(minutes=10))
+                    await workflow.execute_local_activity(send_confirmation, order,
+                                                          start_to_close_timeout=timedelta(seconds=30),
+                                                          retry_policy=RetryPolicy(maximum_attempts=1))
+            """,
     ]
     INVALID = [
         Invalid(
@@ -254,7 +278,7 @@ class UnboundedRetry(LintRule):
 
                 @retry
                 def open_ticket(crm, payload):
-                    return crm.tickets.create(payload)
+                    return crm.create_ticket(payload)
                 """,
             line=3,
             fixed="""
@@ -262,7 +286,7 @@ class UnboundedRetry(LintRule):
 
                 @retry(stop=stop_after_attempt(5))
                 def open_ticket(crm, payload):
-                    return crm.tickets.create(payload)
+                    return crm.create_ticket(payload)
                 """,
         ),
         # The qualified form needs no new import; comments and other arguments stay.
@@ -363,12 +387,13 @@ class UnboundedRetry(LintRule):
         # Celery's `max_retries=None` retries for ever.
         Invalid("""
 
+                import httpx
                 from celery import shared_task
 
                 @shared_task(autoretry_for=(IOError,), retry_backoff=True, max_retries=None)
-                def sync_contact(crm, contact):
-                    crm.contacts.update(contact)
-                """, line=4),
+                def sync_contact(crm: httpx.Client, contact):
+                    crm.put(f"/contacts/{contact['id']}", json=contact)
+                """, line=5),
         # Temporal's `maximum_attempts=0` is unlimited, and so is a policy that does not set it.
         Invalid("""
 
@@ -388,6 +413,25 @@ class UnboundedRetry(LintRule):
                             retry_policy=RetryPolicy(maximum_attempts=0, initial_interval=timedelta(seconds=2)),
                         )
                 """, line=13),
+        # A policy built once, in a module constant, read where the workflow gives it.
+        Invalid("""
+
+                from datetime import timedelta
+                from temporalio import workflow
+                from temporalio.common import RetryPolicy
+
+                FOREVER = RetryPolicy(initial_interval=timedelta(seconds=2), maximum_attempts=0)
+
+                def send_confirmation(order):
+                    MAILER.send_email(order["email"], "confirmed")
+
+                @workflow.defn
+                class OrderWorkflow:
+                    @workflow.run
+                    async def run(self, order):
+                        await workflow.execute_activity(send_confirmation, order, retry_policy=FOREVER,
+                                                        start_to_close_timeout=timedelta(seconds=30))
+                """, line=15),
     ]
 
     def __init__(self, context=None) -> None:

@@ -139,7 +139,7 @@ class RetryAfterTimeoutWithoutVerify(LintRule):
             from tenacity import retry, retry_if_exception_type
 
             @retry(retry=retry_if_exception_type(httpx.ReadTimeout))
-            def book(client, slot):
+            def book(client: httpx.Client, slot):
                 return client.post('https://api.example.com/bookings', json=slot)
             """,
             line=6,

@@ -44,7 +44,7 @@ class MisleadingToolAnnotation(LintRule):
 
     @mcp.tool(annotations=ToolAnnotations(idempotentHint=True))
     def add_note(contact_id: str, text: str) -> str:
-        return CRM.notes.create(contact_id=contact_id, body=text).id
+        return CRM.create_note(contact_id=contact_id, body=text).id
     ```
 
     ## Use instead
@@ -56,7 +56,7 @@ class MisleadingToolAnnotation(LintRule):
 
     @mcp.tool(annotations=ToolAnnotations(idempotentHint=True))
     def add_note(contact_id: str, text: str, request_id: str) -> str:
-        return CRM.notes.create(contact_id=contact_id, body=text, idempotency_key=request_id).id
+        return CRM.create_note(contact_id=contact_id, body=text, idempotency_key=request_id).id
     ```
     Or annotate the tool as what it is: `ToolAnnotations(idempotentHint=False)`.
     """
@@ -105,7 +105,7 @@ class MisleadingToolAnnotation(LintRule):
 
             @router.post("/notes", annotations={"idempotentHint": True})
             def add_note(contact_id: str, text: str):
-                CRM.notes.create(contact_id=contact_id, body=text)
+                CRM.create_note(contact_id=contact_id, body=text)
             """,
     ]
     INVALID = [
@@ -118,7 +118,7 @@ class MisleadingToolAnnotation(LintRule):
 
                 @mcp.tool(annotations=ToolAnnotations(idempotentHint=True))
                 def add_note(contact_id: str, text: str) -> str:
-                    return CRM.notes.create(contact_id=contact_id, body=text).id
+                    return CRM.create_note(contact_id=contact_id, body=text).id
                 """, line=7),
         # A read-only hint on a tool that sends mail, the server imported from elsewhere.
         Invalid("""

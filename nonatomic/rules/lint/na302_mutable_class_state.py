@@ -21,6 +21,7 @@ _NEUTRAL_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
 class _Class:
     node: cst.ClassDef
     attributes: dict[str, tuple[str, cst.CSTNode]]  # name -> (container kind, defining statement)
+    declared_shared: set[str] = field(default_factory=set)  # annotated `ClassVar[...]`
     shadowed: set[str] = field(default_factory=set)  # assigned through self: instance attributes
     mutations: list[tuple[cst.CSTNode, str, cst.FunctionDef]] = field(default_factory=list)
     registries: set[str] = field(default_factory=set)
@@ -65,7 +66,9 @@ class MutableClassState(state.ScopeTracker, LintRule):
     ## Severity
     One finding per class attribute, at its first mutation, with the other
     sites as related locations; a warning when it holds per-request data (see
-    NA301), `info` otherwise.
+    NA301), `info` otherwise. An attribute annotated `ClassVar[...]` is declared
+    shared on purpose: `info` even when keyed by session or request data (its
+    entries still live as long as the process).
 
     ## Example
     ```python
@@ -328,6 +331,30 @@ class MutableClassState(state.ScopeTracker, LintRule):
                     def register(self, run_id, result):
                         self._by_run[run_id] = result
                 """, line=4, severity="info"),
+        # Keyed by session: every instance, so every user's session, shares one dict.
+        Invalid("""
+                class BrowserPool:
+                    _sessions = {}
+
+                    def attach(self, session_id, browser):
+                        self._sessions[session_id] = browser
+                """, line=5),
+        # The same store declared `ClassVar` and documented as shared: sharing is intended
+        # (the annotation says so), still reported, at info (entries outlive their run).
+        Invalid("""
+                from typing import ClassVar
+
+                class BrowserPool:
+                    # One pool for the process, shared by every agent run, keyed by session id.
+                    _shared_sessions: ClassVar[dict[str, object]] = {}
+
+                    def attach(self, session_id, browser):
+                        self._shared_sessions[session_id] = browser
+
+                    @classmethod
+                    def reset(cls):
+                        cls._shared_sessions.clear()
+                """, line=8, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -340,7 +367,8 @@ class MutableClassState(state.ScopeTracker, LintRule):
     # -- classes ------------------------------------------------------------
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef_body(node)
-        self._classes.append(_Class(node, self._attributes(node)))
+        attributes, declared_shared = self._attributes(node)
+        self._classes.append(_Class(node, attributes, declared_shared))
 
     def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
         super().leave_ClassDef_body(node)
@@ -358,32 +386,40 @@ class MutableClassState(state.ScopeTracker, LintRule):
             kind, statement = info.attributes[name]
             line = self.line_of(statement)
             keys = {key for site in found for key in _key_names(site[0])}
+            shared = name in info.declared_shared
             self.report(
                 mutation,
                 f"`{node.name.value}.{method.name.value}()` mutates class-level {kind} `{name}` "
                 f"(defined at line {line}) through `{_self_name(method)}`: one object shared by every "
                 f"instance, so every request and run sees it; give each instance its own "
                 f"(`self.{name} = ...` in `__init__`, or `field(default_factory=...)`)"
-                + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""),
-                severity=None if state.holds_request_data({name} | keys) else "info",
+                + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
+                + ("; it is declared `ClassVar`, shared on purpose: remove each entry when its run ends"
+                   if shared else ""),
+                severity=None if state.holds_request_data({name} | keys) and not shared else "info",
                 related=tuple(site[0] for site in found[1:]),
             )
 
-    def _attributes(self, node: cst.ClassDef) -> dict[str, tuple[str, cst.CSTNode]]:
+    def _attributes(self, node: cst.ClassDef) -> tuple[dict[str, tuple[str, cst.CSTNode]], set[str]]:
+        """The class's mutable attributes, and those of them declared `ClassVar`."""
         bases = [_base_name(arg.value) for arg in node.bases]
         if any(base in _NOT_PLAIN_CLASSES for base in bases):
-            return {}
+            return {}, set()
         plain = not node.decorators and all(base in _NEUTRAL_BASES for base in bases)
         found: dict[str, tuple[str, cst.CSTNode]] = {}
+        declared: set[str] = set()
         for name, value, annotation, statement in state.scope_names(node).assignments:
             if value is None or name in found:
                 continue
-            if annotation is not None and not plain and "ClassVar" not in state.code_of(annotation.annotation):
+            classvar = annotation is not None and "ClassVar" in state.code_of(annotation.annotation)
+            if annotation is not None and not plain and not classvar:
                 continue  # a field declaration: the class's library gives each instance its own
             kind = state.container_kind(value, self._callee)
             if kind is not None:
                 found[name] = (kind, statement)
-        return found
+                if classvar:
+                    declared.add(name)
+        return found, declared
 
     # -- methods ------------------------------------------------------------
     def _method(self) -> tuple[_Class, cst.FunctionDef, str] | None:

@@ -4,10 +4,14 @@
 imports and aliases followed (`from requests import post as p; p(u)` is
 `requests.post`) and with the simple object types of `objects.yaml` followed
 through assignments (`s = requests.Session(); s.get(u)` is
-`requests.Session.get`).  It is one cheap pass, instead of libcst's full scope
+`requests.Session.get`), and with clients known by construction: an object of a
+class of a client package, a parameter or attribute annotated with one, what a
+function, method or property annotated to return one (or returning one) gives back
+(`self._client` of `@cached_property def _client(self) -> httpx.AsyncClient`).
+A variable's name never says what it holds.  It is one cheap pass, instead of libcst's full scope
 analysis, which costs several times a parse: it is flow-insensitive inside a
-function and knows nothing of inheritance, which is precise enough for the
-call shapes the rules look for.
+function and knows nothing of inheritance (a factory is known only once its
+definition is seen), which is precise enough for the call shapes the rules look for.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from collections.abc import Mapping
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
-from nonatomic.rules.lint.semantics.tool_config import constructor_types
+from nonatomic.rules.lint.semantics.tool_config import client_class, constructor_types
 
 _ALIAS, _TYPE = "alias", "type"
+_PROPERTIES = {"property", "cached_property"}
+_OPTIONAL = {"Optional", "Union"}
 
 
 def dotted_name(expr: cst.BaseExpression) -> str | None:
@@ -43,6 +49,18 @@ def _type_names(constructors: Mapping[str, str]) -> frozenset[str]:
     return found
 
 
+def _last_name(expr: cst.BaseExpression) -> str | None:
+    """`cached_property` of `functools.cached_property`; a call's callee's."""
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    name = dotted_name(expr)
+    return name.rsplit(".", 1)[-1] if name else None
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
 def source(node: cst.CSTNode) -> str:
     """A node's code on one line, for messages and for comparing expressions."""
     return " ".join(cst.Module([]).code_for_node(node).split())
@@ -58,7 +76,11 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
             CalleeProvider.constructors = constructor_types({})
         self._scopes: list[dict[str, tuple[str, str | None]]] = [{}]
         self._class_attrs: list[dict[str, str]] = []
+        self._class_returns: list[dict[str, str]] = []  # method -> the type it returns
         self._class_depths: list[int] = []  # the function depth each open class body is at
+        self._returns: dict[str, str] = {}  # module function -> the type it returns
+        # open functions: [name, where it is defined ("class", "module", None), the type it returns]
+        self._returning: list[list] = []
         self._call_types: dict[cst.Call, str] = {}
 
     # -- scopes -----------------------------------------------------------
@@ -72,6 +94,12 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
         return None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self._class_depths and self._class_depths[-1] == len(self._scopes):
+            where = "property" if any(_last_name(d.decorator) in _PROPERTIES for d in node.decorators) else "class"
+        else:
+            where = "module" if len(self._scopes) == 1 else None
+        returns = self._annotated(node.returns)
+        self._returning.append([node.name.value, where, returns])
         scope: dict[str, tuple[str, str | None]] = {}
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -84,13 +112,28 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._scopes.pop()
+        name, where, returns = self._returning.pop()
+        if returns is None:
+            return
+        if where == "property":
+            self._class_attrs[-1].setdefault(name, returns)  # `self._client`
+        elif where == "class":
+            self._class_returns[-1][name] = returns  # `self._session()`
+        elif where == "module":
+            self._returns[name] = returns
+
+    def leave_Return(self, original_node: cst.Return) -> None:
+        if self._returning and self._returning[-1][2] is None and original_node.value is not None:
+            self._returning[-1][2] = self.type_of(original_node.value)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._class_attrs.append({})
+        self._class_returns.append({})
         self._class_depths.append(len(self._scopes))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._class_attrs.pop()
+        self._class_returns.pop()
         self._class_depths.pop()
 
     # -- imports ----------------------------------------------------------
@@ -160,31 +203,52 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
         return None
 
     def _annotated(self, annotation: cst.Annotation | None) -> str | None:
-        """The type an annotation names, when it is a type of `objects.yaml` or one of its
-        constructors (`AuthorizedSession` is a requests Session)."""
-        if annotation is None:
-            return None
-        expr = annotation.annotation
+        """The type an annotation names, when it is a type of `objects.yaml`, one of its
+        constructors (`AuthorizedSession` is a requests Session) or a class of a client
+        package; through `X | None` and `Optional[X]`."""
+        return self._annotation_type(annotation.annotation) if annotation is not None else None
+
+    def _annotation_type(self, expr: cst.BaseExpression) -> str | None:
         if isinstance(expr, cst.SimpleString):  # a forward reference: `"httpx.Client"`
             try:
                 expr = cst.parse_expression(expr.evaluated_value)
             except (cst.ParserSyntaxError, TypeError):
                 return None
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+            return self._annotation_type(expr.left) or self._annotation_type(expr.right)
+        if isinstance(expr, cst.Subscript) and _last_name(expr.value) in _OPTIONAL:
+            parts = [e.slice.value for e in expr.slice if isinstance(e.slice, cst.Index)]
+            return next((found for part in parts if (found := self._annotation_type(part))), None)
         name = self.qualify(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
         if name is None:
             return None
         constructors = self.constructors or {}
         if name in _type_names(constructors):
             return name
-        return constructors.get(name)
+        return constructors.get(name) or (name if client_class(name) else None)
 
     def leave_Call(self, original_node: cst.Call) -> None:
         callee = self.qualify(original_node.func)
         self.set_metadata(original_node, callee)
+        made = self._made_by(original_node.func, callee)
+        if made is not None:
+            self._call_types[original_node] = made
+
+    def _made_by(self, func: cst.BaseExpression, callee: str | None) -> str | None:
+        """The type a call returns: a constructor's, a client class's, or a factory's seen so far."""
         if callee is not None:
             made = self.constructors.get(callee)  # type: ignore[union-attr]
-            if made is not None:
-                self._call_types[original_node] = made
+            if made is not None or client_class(callee):
+                return made or callee
+            return self._returns.get(callee) if isinstance(func, cst.Name) else None
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in ("self", "cls")
+            and self._class_returns
+        ):
+            return self._class_returns[-1].get(func.attr.value)
+        return None
 
     # -- bindings -------------------------------------------------------------
     def _assign_to(self, target: cst.BaseExpression, type_name: str | None) -> None:
@@ -206,6 +270,8 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
                 self._assign_to(element.value, None)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
+        if _is_none(original_node.value):
+            return  # `self._client = None`: not made yet, or closed; still the same client
         type_name = self.type_of(original_node.value) or self._module(original_node.value)
         for target in original_node.targets:
             self._assign_to(target.target, type_name)
@@ -215,7 +281,7 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
         type_name = (self.type_of(value) or self._module(value)) if value is not None else None
         type_name = type_name or self._annotated(original_node.annotation)
         target = original_node.target
-        if value is None and self._class_depths and self._class_depths[-1] == len(self._scopes):
+        if (value is None or _is_none(value)) and self._class_depths and self._class_depths[-1] == len(self._scopes):
             # A class-body declaration (`http: httpx.Client`) types `self.http`.
             if isinstance(target, cst.Name) and type_name is not None:
                 self._class_attrs[-1][target.value] = type_name

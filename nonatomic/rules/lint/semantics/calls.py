@@ -40,6 +40,10 @@ def argument(call: cst.Call, names: tuple[str, ...], position: int | None) -> cs
     return found
 
 
+def is_true(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"
+
+
 def is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 

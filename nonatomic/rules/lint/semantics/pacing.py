@@ -290,6 +290,9 @@ _NO_GROWTH = {"False", "None", "0"}
 
 def framework_stop(scope: RetryScope) -> str | None:
     config, construct = scope.config, scope.construct
+    deadline = config.get("deadline")
+    if deadline is not None and not calls.is_none(deadline.value):
+        return LIMITED  # a time limit over all attempts together
     if "opaque" in config:
         return None
     arg = config.get("stop")
@@ -502,20 +505,16 @@ def _rebinds_in(node: cst.CSTNode) -> set[str]:
 
 
 def _external(entry: Retried, model: ModuleModel, registry: ToolRegistry) -> bool:
-    """A call that leaves the machine: a write, a call into a network package, a method of
-    an external client, or a callable parameter (a retry helper retries whatever it is
-    given).  A read through the module's own function is not followed: its body may well
-    be local work."""
+    """A call that leaves the machine: a write, a call into a client package (a method of
+    a client its constructor or annotation made), or a callable parameter (a retry helper
+    retries whatever it is given).  A read through the module's own function is not
+    followed: its body may well be local work."""
     site = entry.site
     if site is None:
         return False
-    if registry.retried_write(entry, model) is not None:
-        return True
-    if (site.callee or "").split(".", 1)[0] in _pack()["external_packages"]:
+    if registry.retried_write(entry, model) is not None or registry.on_client(site.callee):
         return True
     func = site.node.func
-    if isinstance(func, cst.Attribute):
-        return registry.on_client(func)
     return isinstance(func, cst.Name) and _is_param(func.value, site)
 
 

@@ -55,9 +55,11 @@ def _tool_rows() -> list[tuple[str, str, str]]:
 
 
 def _client_rows() -> list[tuple[str, str, str]]:
-    types = load_pack("objects")["types"]
+    objects = load_pack("objects")
+    types = objects["types"]
     timeouts = {name for entry in load_pack("timeouts")["calls"] for name in entry["names"]}
-    rows = []
+    rows = [("client (by construction)", f"an object of a class of {_code(objects['client_packages'])}",
+             "calls (never a variable's name)")]
     for type_name, makers in types.items():
         timed = any(maker in timeouts for maker in makers) or any(n.startswith(type_name + ".") for n in timeouts)
         rows.append(("client", f"`{type_name}` from {_code(makers)}",

@@ -67,9 +67,15 @@ class Construct:
     def all_roles(self) -> dict[str, Any]:
         return {**self.roles, **self.entry.get("policy", {}).get("roles", {})}
 
-    def settings(self, call: cst.Call | None, callee_of: Callable[[cst.Call], str | None]) -> dict[str, cst.Arg] | None:
+    def settings(
+        self,
+        call: cst.Call | None,
+        callee_of: Callable[[cst.Call], str | None],
+        values_of: Callable[[cst.BaseExpression], list[cst.BaseExpression]] = lambda expr: [expr],
+    ) -> dict[str, cst.Arg] | None:
         """The settings a framework construct applied by `call` retries with, or None when
-        it does not retry (`when` not given, `disabled_by` off, a required policy missing)."""
+        it does not retry (`when` not given, `disabled_by` off, a required policy missing).
+        `values_of`: what a name is bound to (a policy built once: `RETRY = RetryPolicy(...)`)."""
         entry = self.entry
         if call is not None and calls.has_star_kwargs(call) and (entry.get("when") or entry.get("policy")):
             return None  # `**options` may or may not switch the retry on: silent
@@ -79,21 +85,25 @@ class Construct:
 
         if entry.get("when") and not any(_on(given(name)) for name in entry["when"]):
             return None
-        if any((arg := given(name)) is not None and calls.is_false(arg.value) for name in entry.get("disabled_by", ())):
+        if call is not None and _disabled(call, entry.get("disabled_by", {})):
             return None
         config = self.config(call)
         policy = entry.get("policy")
         if policy is not None:
             arg = next((a for name in policy["keywords"] if (a := given(name)) is not None), None)
-            if arg is None or calls.is_none(arg.value):
+            bound = values_of(arg.value) if arg is not None and isinstance(arg.value, cst.Name) else []
+            value = bound[0] if len(bound) == 1 else arg.value if arg is not None else None
+            if value is None or calls.is_none(value):
                 if policy.get("required"):
                     return None
-            elif isinstance(arg.value, cst.Call) and callee_of(arg.value) in policy["names"]:
-                config.update(self.config(arg.value, policy["roles"]))
-            elif isinstance(arg.value, cst.Call) and policy.get("required"):
+            elif isinstance(value, cst.Call) and callee_of(value) in policy["names"]:
+                if _disabled(value, policy.get("disabled_by", {})):
+                    return None
+                config.update(self.config(value, policy["roles"]))
+            elif isinstance(value, cst.Call) and policy.get("required"):
                 return None  # some other object under that keyword
             else:
-                config["opaque"] = arg  # a policy held in a variable: its settings are unknown
+                config["opaque"] = arg  # a policy out of sight (a parameter, an attribute): unknown
         return config
 
     def scope_label(self, name: str | None, prefix: str = "") -> str:
@@ -105,6 +115,15 @@ def _inferred(config: dict[str, cst.Arg], name: str | None, construct: Construct
     app built elsewhere): its settings are read, its defaults are not assumed."""
     if name not in construct.names:
         config["inferred"] = cst.Arg(cst.Name("True"))
+
+
+def _disabled(call: cst.Call, disabled_by: dict[str, list[Any]]) -> bool:
+    """A keyword of `call` given a literal that switches the retries off (`max_retries=0`)."""
+    for name, values in disabled_by.items():
+        arg = calls.keyword(call, name)
+        if arg is not None and source(arg.value) in {str(value) for value in values}:
+            return True
+    return False
 
 
 def _on(arg: cst.Arg | None) -> bool:
@@ -441,6 +460,7 @@ class _Resolver:
         all_functions = [f for group in self.model.functions.values() for f in group]
         for facts in all_functions:
             self._library_decorators(facts)
+        self._callers_decide()
         self._raises()
         self._wrapped_tools()
         self._policies()
@@ -464,7 +484,10 @@ class _Resolver:
             call = decorator.decorator if isinstance(decorator.decorator, cst.Call) else None
             construct = construct_of(name, call)
             if construct is not None and construct.label is not None:
-                config = construct.settings(call, self._callee) if "decorator" in construct.forms else None
+                config = (
+                    construct.settings(call, self._callee, lambda expr: self._values(expr, facts.parent))
+                    if "decorator" in construct.forms else None
+                )
                 if config is not None:
                     _inferred(config, name, construct)
                     shown = dotted_name(call.func if call is not None else decorator.decorator) or name
@@ -487,6 +510,25 @@ class _Resolver:
             ):
                 # An imported retry decorator of a library (or package) the pack does not know.
                 self._add(facts, RetryScope("decorator", f"`@{_last(name)}`", decorator))
+
+    def _callers_decide(self) -> None:
+        """A construct whose policy is the caller's (`@activity.defn`): when the module
+        itself runs the function (`workflow.execute_activity(send, ...)`), the policy given
+        there decides, and a call that retries is reported there; the definition's scope,
+        the server's default, is for functions run from elsewhere."""
+        for site in self.model.sites:
+            construct = construct_of(site.callee, site.node)
+            if construct is None or "helper" not in construct.forms or construct.library is None:
+                continue
+            target = _callable_arg(site.node, construct.callable)
+            facts = self.model.target_function(target, site.function) if target is not None else None
+            if facts is None:
+                continue
+            for scope in list(facts.scopes):
+                elsewhere = scope.construct is not None and scope.construct.entry.get("policy_elsewhere")
+                if elsewhere and scope.library == construct.library:
+                    facts.scopes.remove(scope)
+                    self.model.scopes.remove(scope)
 
     def _wrapped_tools(self) -> None:
         """Functions made tools by a call: `FunctionTool(send_invoice)`,
@@ -708,7 +750,10 @@ class _Resolver:
         """The retry scope a call hands its callable argument to, and the argument's position."""
         construct = construct_of(site.callee, site.node)
         if construct is not None and construct.label is not None:
-            config = construct.settings(site.node, self._callee) if "helper" in construct.forms else None
+            config = (
+                construct.settings(site.node, self._callee, lambda expr: self._values(expr, site.function))
+                if "helper" in construct.forms else None
+            )
             if config is None:
                 return None, None
             _inferred(config, site.callee, construct)
@@ -762,7 +807,7 @@ class _Resolver:
 
     def _agent_tools(self, site: CallSite, construct: Construct) -> None:
         """`Agent(tools=[send_invoice], retries=3)`: a failed run is run again, its tools too."""
-        config = construct.settings(site.node, self._callee)
+        config = construct.settings(site.node, self._callee, lambda expr: self._values(expr, site.function))
         tools = calls.keyword(site.node, construct.entry["tools"])
         if config is None or tools is None or not isinstance(tools.value, (cst.List, cst.Tuple)):
             return

@@ -110,12 +110,22 @@ def reasks_only(scope: RetryScope, model: ModuleModel) -> bool:
     """The scope goes round only on a malformed answer that arrived (`except
     json.JSONDecodeError`, `retry_if_exception_type(ValidationError)`, a module tuple of
     such types): it re-asks the model, it does not retry a failing service."""
+    return _only_on(scope, model, "content_errors")
+
+
+def conflicts_only(scope: RetryScope, model: ModuleModel) -> bool:
+    """The scope goes round only on a transaction another client's write aborted (`except
+    WatchError`): going round at once is the protocol, though it still needs a limit."""
+    return _only_on(scope, model, "conflict_errors")
+
+
+def _only_on(scope: RetryScope, model: ModuleModel, kinds: str) -> bool:
     what = retries_on(scope)
     if what is None or what.everything or not what.names:
         return False
-    content = set(load_pack("retry")["content_errors"])
+    allowed = set(load_pack("retry")[kinds])
     names = _expanded(what.names, model)
-    return names is not None and all(_last(name) in content for name in names)
+    return names is not None and all(_last(name) in allowed for name in names)
 
 
 def _expanded(names: tuple[str, ...] | list[str], model: ModuleModel, depth: int = 0) -> list[str] | None:

@@ -6,6 +6,7 @@ configuration before it imports any rule.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -22,6 +23,21 @@ def constructor_types(tools: Mapping[str, Any]) -> dict[str, str]:
     """Constructor dotted name -> the type it makes: `objects.yaml` plus the table's `types`."""
     types = {**load_pack("objects")["types"], **tools.get("types", {})}
     return {ctor: type_name for type_name, ctors in types.items() for ctor in ctors}
+
+
+@lru_cache(maxsize=None)
+def client_packages() -> frozenset[str]:
+    """Packages whose objects are clients of something outside (`objects.yaml`)."""
+    return frozenset(load_pack("objects")["client_packages"])
+
+
+def client_class(name: str | None) -> bool:
+    """A class of a client package, by its resolved dotted name: `opensearchpy.OpenSearch`
+    (a capitalised last name: `requests.get` is a function, not a class)."""
+    if not name or "." not in name:
+        return False
+    root, _, rest = name.partition(".")
+    return root in client_packages() and rest.rsplit(".", 1)[-1][:1].isupper()
 
 
 def normal_key(name: str) -> str:

@@ -10,10 +10,11 @@ any other entry is a glob over a call's dotted or last name (`charge_card`,
 A verb alone is not enough to call something a tool: `d.update(x)`,
 `cache.set(k, v)` and `lock.release()` are not.  A call is a write when it is a
 known SDK write, a function or tool of the module whose body writes (or whose
-tool name is a write), or a name with a write verb on a receiver that looks
-like an external client (`crm.tickets.create`, `self.http.post`) — without
-such a receiver the name must say what it writes (`create_ticket`) or use a
-verb that is never container plumbing (`refund`, `charge`).
+tool name is a write), or a name with a write verb on a client: an object of a
+client package, known by its constructor or annotation (`es = OpenSearch(...)`;
+`es.indices.create`), never by its variable's name.  Without a client the name
+must say what it writes (`create_ticket`) or use a verb that is never container
+plumbing (`refund`, `charge`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
 from nonatomic.rules.lint.semantics.names import word_list
-from nonatomic.rules.lint.semantics.tool_config import LEVELS, normal_key, tool_pack
+from nonatomic.rules.lint.semantics.tool_config import LEVELS, client_class, client_packages, normal_key, tool_pack
 from nonatomic.rules.lint.tree import walk
 from nonatomic.rules.write_levels import NameLevels
 
@@ -65,9 +66,12 @@ class ToolRegistry(NameLevels):
         pack = tool_pack()
         table = table or {}
         self.ambiguous = set(pack["ambiguous_alone"])
-        self.client_words = set(pack["client_words"])
         self.not_tools = set(pack["not_tools"])
+        # `[tool.nonatomic.tools.types]`: the user's own clients (`"acme.Crm" = ["acme.Crm"]`).
+        self.client_types = tuple(f"{name}." for name in table.get("types", {}))
         self.not_writes = set(pack["not_writes"])
+        self.applies_once = set(pack["applies_once"])
+        self.client_parts = set(pack["client_parts"])
         self.invocations = set(pack["tool_invocations"])
         self.inference = tuple(pack["inference_calls"])
         self.inference_with_model = tuple(pack["inference_calls_with_model"])
@@ -99,19 +103,21 @@ class ToolRegistry(NameLevels):
     def is_key_name(self, name: str) -> bool:
         return normal_key(name) in self.key_names
 
-    def _client_like(self, receiver: cst.BaseExpression) -> bool:
-        """Reading back from the method: a client word before any private attribute
-        (`self._client.tickets` yes, `client._resolver` no: an internal component)."""
-        for segment in _receiver_names(receiver):
-            if set(word_list(segment)) & self.client_words:
-                return True
-            if segment.startswith("_"):
-                return False
-        return False
+    def on_client(self, callee: str | None) -> bool:
+        """A call resolved into a client package or a client type of the user's table: a
+        method of an object its constructor or annotation made
+        (`opensearchpy.OpenSearch.indices.create`), not the making of an object (a client,
+        an exception)."""
+        if callee is None:
+            return False
+        if callee.startswith(self.client_types):
+            return True
+        return callee.split(".", 1)[0] in client_packages() and not client_class(callee)
 
-    def on_client(self, target: cst.Attribute) -> bool:
-        """A method called on a receiver that looks like an external client (`self.http.get`)."""
-        return self._client_like(target.value)
+    def _client_part(self, receiver: cst.BaseExpression) -> bool:
+        """`client.connection_pool`, `session.lock`: an attribute of a client named for its
+        own machinery (`client_parts`), not a resource of the service."""
+        return isinstance(receiver, cst.Attribute) and bool(set(word_list(receiver.attr.value)) & self.client_parts)
 
     # -- writes -----------------------------------------------------------------------------
     def write_of(
@@ -160,7 +166,12 @@ class ToolRegistry(NameLevels):
         receiver = target.value if isinstance(target, cst.Attribute) else None
         if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
             return None  # a method the module does not define: framework plumbing
-        client = receiver is not None and self._client_like(receiver)
+        # A client's in-process part (`node.connection_pool.release(conn)`) is plumbing, and
+        # a command that applies only once (`set(key, token, nx=True)`: a retry finds the key).
+        client = receiver is not None and self.on_client(callee) and not self._client_part(receiver)
+        if client and any(calls.is_true(arg.value) for arg in carrier.args
+                          if arg.keyword is not None and arg.keyword.value in self.applies_once):
+            return None
         if not client and (level == "low" or (alone and word_list(method)[0] in self.ambiguous)):
             return None
         if alone and not carrier.args and word_list(method)[0] in self.ambiguous:
@@ -170,7 +181,11 @@ class ToolRegistry(NameLevels):
         verb = method.upper() if method.upper() in _HTTP_WRITES else None
         if verb is not None and not self._external(verb, carrier, where, model):
             return None
-        return self._http_write(shown, level, verb, carrier, where, known=client and level != "low")
+        # Known: a method named for a high-level write on an object (`api.cancel_order`,
+        # `payments.refund`; an overloaded verb got here only on a client known by its
+        # constructor).  Guessed: an overloaded verb, or a bare name (an import, unresolved).
+        known = level != "low" and receiver is not None
+        return self._http_write(shown, level, verb, carrier, where, known=known)
 
     def _reads_statement(self, carrier: cst.Call) -> bool:
         """The call's first argument is a statement text that only reads (its literal
@@ -488,22 +503,3 @@ def _string_start(expr: cst.BaseExpression) -> str | None:
         left = _string_start(expr.left)
         return left
     return None
-
-
-def _receiver_names(expr: cst.BaseExpression) -> list[str]:
-    """Names along a receiver chain, last first: `self._http.tickets` -> tickets, _http, self."""
-    found: list[str] = []
-    while True:
-        if isinstance(expr, cst.Attribute):
-            found.append(expr.attr.value)
-            expr = expr.value
-        elif isinstance(expr, cst.Call):
-            expr = expr.func
-        elif isinstance(expr, cst.Subscript):
-            expr = expr.value
-        elif isinstance(expr, cst.Await):
-            expr = expr.expression
-        elif isinstance(expr, cst.Name):
-            return [*found, expr.value]
-        else:
-            return found
