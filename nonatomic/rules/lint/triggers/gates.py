@@ -56,6 +56,24 @@ def nodes_under(node: ast.AST) -> Iterator[ast.AST]:
         _pushed(node, stack)
 
 
+def deeper_than(tree: ast.AST, limit: int) -> bool:
+    """Whether `tree` (at depth 1) has a node deeper than `limit`, counting contexts and
+    operators as ast.iter_child_nodes does.  Those are leaves, so the walk leaves them
+    out and only asks a node at the limit whether it has any child at all."""
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    children: list[ast.AST] = []
+    while stack:
+        node, depth = stack.pop()
+        if depth >= limit:
+            if depth > limit or next(ast.iter_child_nodes(node), None) is not None:
+                return True
+            continue
+        _pushed(node, children)
+        stack.extend([(child, depth + 1) for child in children])
+        children.clear()
+    return False
+
+
 def outside(nodes: Iterable[ast.AST], skipped: tuple[type, ...]) -> Iterator[ast.AST]:
     """`nodes` and what is under them, not entering (nor yielding) nodes of the `skipped` types."""
     stack = list(nodes)
