@@ -41,8 +41,6 @@ class Locator:
         )
         self.statements = _paired(module, tree) if placeable else None
         self.known: dict[cst.CSTNode, CodeRange] = {}
-        self.searched = False  # a first search stops at the nodes it wants ...
-        self.anchored: dict[int, tuple[int, cst.CSTNode | None]] | None = None  # ... later ones look up one walk
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         found = self.known.get(node)
@@ -58,21 +56,9 @@ class Locator:
         wanted = {id(node): node for node in nodes if node not in self.known}
         if not wanted or self.statements is None:
             return
-        for node, anchor in self._anchors(wanted).items():
+        for node, anchor in _anchors(self.module, wanted, self.statements).items():
             if node not in self.known and anchor is not None:
                 self._generate(anchor)
-
-    def _anchors(self, wanted: dict[int, cst.CSTNode]) -> dict[cst.CSTNode, cst.CSTNode | None]:
-        """`_anchors` of the module: a rule that asks for positions one node at a time
-        (while it walks) would walk the module again for each."""
-        assert self.statements is not None
-        if not self.searched:
-            self.searched = True
-            return _anchors(self.module, wanted, self.statements)
-        if self.anchored is None:
-            self.anchored = _every_anchor(self.module, self.statements)
-        found = sorted((self.anchored[key], node) for key, node in wanted.items() if key in self.anchored)
-        return {node: anchor for (_, anchor), node in found}
 
     def _generate(self, anchor: cst.CSTNode) -> None:
         syntax = self.statements[id(anchor)]
@@ -184,32 +170,15 @@ def _pair_else(statement: cst.If, node: ast.If, pairs: dict[int, ast.stmt]) -> N
 
 def _anchors(module: cst.Module, wanted: dict[int, cst.CSTNode],
              statements: dict[int, ast.stmt]) -> dict[cst.CSTNode, cst.CSTNode | None]:
-    """For each wanted node, the innermost paired statement around it (None: none), in
-    the order of the walk."""
+    """For each wanted node, the innermost paired statement around it (None: none)."""
     found: dict[cst.CSTNode, cst.CSTNode | None] = {}
-    for node, anchor in _walk_anchored(module, statements):
-        if id(node) in wanted:
-            found[node] = anchor
-            if len(found) == len(wanted):
-                break
-    return found
-
-
-def _every_anchor(module: cst.Module, statements: dict[int, ast.stmt]) -> dict[int, tuple[int, cst.CSTNode | None]]:
-    """id(node) -> (its place in the walk, the innermost paired statement around it)."""
-    anchored: dict[int, tuple[int, cst.CSTNode | None]] = {}
-    for order, (node, anchor) in enumerate(_walk_anchored(module, statements)):
-        anchored.setdefault(id(node), (order, anchor))
-    return anchored
-
-
-def _walk_anchored(module: cst.Module, statements: dict[int, ast.stmt]):
-    """(node, the innermost paired statement around it) for the module's nodes but trivia, in lexical order."""
     stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(module, None)]
-    while stack:
+    while stack and len(found) < len(wanted):
         node, anchor = stack.pop()
         if id(node) in statements:
             anchor = node
-        yield node, anchor
+        if id(node) in wanted:
+            found[node] = anchor
         children = walk.children(node)
         stack.extend((child, anchor) for child in reversed(children) if type(child).__name__ not in walk.TRIVIA)
+    return found
