@@ -58,6 +58,7 @@ def measure_discarded(path: str) -> dict:
     """Run in a child: ingest, every stage and every detector, their rows counted and dropped."""
     from nonatomic.replay.detect import choose, stages_for
     from nonatomic.replay.ingest import ingest
+    from nonatomic.replay.ingest.budget import default_memory_limit
     from nonatomic.replay.ingest.database import connect, unordered
     from nonatomic.replay.ingest.inputs import discover
     from nonatomic.replay.ingest.schema import EVENT_ORDER
@@ -65,8 +66,9 @@ def measure_discarded(path: str) -> dict:
     from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK, events_stage
 
     start, cpu = time.perf_counter(), cpu_seconds()
-    con = connect()
-    ingest(con, discover([path]))
+    files = discover([path])
+    con = connect(memory_limit=default_memory_limit(files))  # the memory the command line gives DuckDB
+    ingest(con, files)
     ingested = time.perf_counter()
     detectors = choose(None, None)
     stages = stages_for(detectors, lambda: events_stage(EVENT_ORDER, con.execute(SAME_TIME_IN_A_TASK).fetchone()[0]))

@@ -1,7 +1,8 @@
 """Findings on code the rules were not tuned on: lint the validation half of the unseen
 corpus (`validation_corpus.py`) and print, per rule, how many findings of each severity.
 Its findings are what a blind review samples; this prints only the counts.  The holdout half
-is the one kept unseen after the validation half's review was read."""
+was kept unseen until the validation half's review was read, and the fresh set until the
+holdout half's was."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ SEVERITIES = ("error", "warning", "info")
 
 
 def main() -> None:
-    for half in sys.argv[1:] or ("validation", "holdout"):
+    for half in sys.argv[1:] or ("validation", "holdout", "fresh"):
         report(half)
 
 

@@ -50,7 +50,8 @@ class _Instant(click.ParamType):
 @click.option("--fail-on", type=click.Choice([*SEVERITIES, "never"]), default="error", show_default=True,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--strict", is_flag=True, help="Exit 2 when any line was quarantined.")
-@click.option("--memory-limit", help="DuckDB memory limit, e.g. 1GB (larger data spills to disk).")
+@click.option("--memory-limit", help="DuckDB memory limit, e.g. 1GB (larger data spills to disk) "
+                                     "[default: 1.5x the logs as rows, at least 256MB].")
 @click.option("--threads", type=click.IntRange(min=1), help="DuckDB threads [default: CPUs].")
 @click.option("--input-format", type=click.Choice(["auto", "jsonl", "csv", "parquet", "otlp"]), default="auto",
               show_default=True, help="Read every LOG as this format (otlp: OTLP/JSON trace exports).")

@@ -113,6 +113,10 @@ def lint_source(relpath: str, data: bytes, plan: RulePlan, *, fix: bool = False,
 
 # libcst's visitors recurse once per tree level: deeply nested (often generated)
 # code needs more stack and a higher recursion limit than a default thread has.
+# The limit is the interpreter's, not the thread's: it is raised only while a file
+# is linted (the caller waits meanwhile), then put back, so that a deep parse later
+# in the process (the replay API, on a thread with a default stack) meets the usual
+# limit and raises RecursionError instead of overflowing its stack.
 _DEEP_STACK_BYTES = 512 * 1024 * 1024
 _DEEP_RECURSION_LIMIT = 50_000
 _deep_thread: tuple[int, ThreadPoolExecutor] | None = None
@@ -124,11 +128,19 @@ def _in_deep_thread(function, *args):
         previous = threading.stack_size(_DEEP_STACK_BYTES)
         try:
             executor = ThreadPoolExecutor(max_workers=1)
-            executor.submit(sys.setrecursionlimit, _DEEP_RECURSION_LIMIT).result()  # noqa: NA201 - a fresh idle thread
         finally:
             threading.stack_size(previous)
         _deep_thread = (os.getpid(), executor)
-    return _deep_thread[1].submit(function, *args).result()
+    return _deep_thread[1].submit(_with_deep_recursion, function, *args).result()
+
+
+def _with_deep_recursion(function, *args):
+    kept = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(kept, _DEEP_RECURSION_LIMIT))
+    try:
+        return function(*args)
+    finally:
+        sys.setrecursionlimit(kept)
 
 
 def _lint_source(relpath: str, data: bytes, plan: RulePlan, fix: bool, unsafe_fixes: bool) -> FileResult:

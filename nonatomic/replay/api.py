@@ -16,20 +16,23 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from nonatomic.replay.findings import BATCH, Findings
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
+from nonatomic.replay.ingest.budget import default_memory_limit
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
 from nonatomic.replay.ingest.ledger import CHANGES
 from nonatomic.replay.ingest.mapping import FieldMapping, load_mapping, parse_mapping
 from nonatomic.replay.ingest.schema import EVENT_ORDER
-from nonatomic.replay.notices import notices
+from nonatomic.replay.notices import notices, unscanned_notice
 from nonatomic.replay.report.model import Timeline
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS, build_timelines, tasks_to_draw
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OPS
+
+if TYPE_CHECKING:  # imported where a DataFrame is made: the command line never needs pandas (50 MB)
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,8 @@ class Replay:
 
     def findings(self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> pd.DataFrame:
         """Findings as a DataFrame, one row each; `ts` is a UTC timestamp as in `events()`."""
+        import pandas as pd
+
         frame = pd.DataFrame(self.detect(select, ignore))
         if "ts" in frame:
             frame["ts"] = pd.to_datetime(frame["ts"], utc=True, format="ISO8601")
@@ -145,7 +150,7 @@ class Replay:
 
     def warnings(self) -> list[dict]:
         """What the input hid from the detectors, with the likely cause (notices.py)."""
-        return notices(self.con, self.mapping)
+        return notices(self.con, self.mapping) + unscanned_notice(self.ingested.unscanned)
 
     def missing_tasks(self, tasks: Iterable[str]) -> list[str]:
         """Those of `tasks` that no stored event belongs to, sorted."""
@@ -221,7 +226,8 @@ def open_logs(
     settings: dict | None = None,
     on_file: Callable[[LogFile, int], None] | None = None,
 ) -> Replay:
-    """Ingest log files, directories or globs (into `db` if given, else in memory)."""
+    """Ingest log files, directories or globs (into `db` if given, else in memory); without a
+    `memory_limit` DuckDB gets one sized to the input (ingest.budget)."""
     if isinstance(logs, (str, Path)):
         logs = [logs]
     if isinstance(mapping, dict):
@@ -231,7 +237,8 @@ def open_logs(
     # standard input and pipes are copied here, and read only while ingesting
     with tempfile.TemporaryDirectory(prefix="nonatomic-") as spool:
         files = discover([str(p) for p in logs], input_format, spool_dir=spool)
-        con = connect(str(db) if db is not None else None, memory_limit=memory_limit, threads=threads)
+        con = connect(str(db) if db is not None else None, threads=threads,
+                      memory_limit=memory_limit or default_memory_limit(files, None if db is None else str(db)))
         try:
             ingested = ingest(con, files, mapping, persistent=db is not None,
                               max_line_bytes=max_line_bytes, on_file=on_file)
@@ -256,14 +263,19 @@ def summarize(con, findings: list[dict] | Findings) -> dict:
 
 
 def span_counts(con) -> dict | None:
-    """Spans read from trace files (None when none was read): tool spans by convention, the ignored by kind."""
+    """Spans read from trace files (None when no trace was read): tool spans by convention, the
+    ignored by kind, and (when there are any) the documents that held no span."""
     rows = con.execute("SELECT tool, kind, sum(spans) FROM trace_spans GROUP BY ALL ORDER BY 3 DESC, 2").fetchall()
-    if not rows:
+    (spanless,) = _row(con, "SELECT coalesce(sum(documents), 0) FROM spanless_documents")
+    if not rows and not spanless:
         return None
     tool = {kind: int(n) for is_tool, kind, n in rows if is_tool}
     ignored = {kind: int(n) for is_tool, kind, n in rows if not is_tool}
-    return {"read": sum(tool.values()) + sum(ignored.values()), "tool": sum(tool.values()),
-            "ignored": sum(ignored.values()), "tool_by_convention": tool, "ignored_by_kind": ignored}
+    counts = {"read": sum(tool.values()) + sum(ignored.values()), "tool": sum(tool.values()),
+              "ignored": sum(ignored.values()), "tool_by_convention": tool, "ignored_by_kind": ignored}
+    if spanless:
+        counts["documents_without_spans"] = int(spanless)
+    return counts
 
 
 def _row(con, sql: str) -> tuple:

@@ -19,6 +19,7 @@ import string
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 
+from nonatomic.replay.ingest.fields import CITED
 from nonatomic.replay.report.model import CodeGroups, Group
 from nonatomic.rules.replay import DETECTORS
 from nonatomic.rules.replay.base import Detector
@@ -42,8 +43,8 @@ CREATE OR REPLACE TEMP TABLE {TABLE} (
     fingerprint VARCHAR, subject_kind VARCHAR, subject VARCHAR, finding VARCHAR
 )
 """
-_CITE = "file || ':' || line || CASE WHEN coalesce(span_id, '') <> '' THEN ' span ' || span_id ELSE '' END"
-"""report.model.cite in SQL, over `file`, `line` and `span_id`."""
+_CITE = "x.file || ':' || x.line || CASE WHEN coalesce(x.span_id, '') <> '' THEN ' span ' || x.span_id ELSE '' END"
+"""report.model.cite in SQL, over an evidence struct `x`."""
 _RANK = "CASE severity " + " ".join(f"WHEN '{s}' THEN {i}" for i, s in enumerate(SEVERITIES)) + " ELSE 9 END"
 
 
@@ -74,11 +75,13 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         ("'task'", "r.task_id")
     names = [name for name, _ in detector.witnesses]
     ids = "coalesce(r.witness_ids, [])" if "witness_ids" in columns else "CAST([] AS BIGINT[])"
-    # because lines: for each named witness, the clause and where its events are (report.model.cite) in time order
-    where = [f"string_agg({_CITE}, ', ' ORDER BY ts, file, line) FILTER (WHERE name = {_literal(n)}) AS w{k}"
-             for k, n in enumerate(names)]
-    because = ", ".join(f"CASE WHEN b.w{k} IS NOT NULL THEN concat('because ', {_template(clause, columns)}, ' (', "
-                        f"b.w{k}, ')') END" for k, (_, clause) in enumerate(detector.witnesses))
+    # because lines: for each named witness, the clause and where its events are (report.model.cite), in the
+    # evidence's time order, an event cited once for each position the name has it at
+    cited = [f"flatten(list_transform(p.evidence, lambda x: list_transform(list_filter(x.names, lambda n: "
+             f"n = {_literal(n)}), lambda n: {_CITE})))" for n in names]
+    because = ", ".join(f"CASE WHEN len({c}) > 0 THEN concat('because ', {_template(clause, columns)}, ' (', "
+                        f"array_to_string({c}, ', '), ')') END" for c, (_, clause) in zip(cited, detector.witnesses))
+    span_ids = ", ".join(f"span[{i}] AS {name}" for i, name in enumerate(CITED, 1))
     return f"""
     INSERT INTO {TABLE}
     WITH files AS (
@@ -90,57 +93,55 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         FROM (SELECT rid, anchor_id, {ids} AS ids, unnest(range(1, len({ids}) + 1)) AS pos FROM {raw} r)
         WHERE ids[pos] IS NOT NULL
     ),
-    named AS (
-        -- the detector's witness names, position by position (the last one ending in _ids takes the rest)
-        SELECT rid, pos, event_id, {_list(names)}[least(pos, {len(names)})] AS name FROM positions
-    ),
     witnessed AS (
         SELECT rid, anchor_id, anchor_id AS event_id FROM {raw} WHERE anchor_id IS NOT NULL
         UNION SELECT rid, anchor_id, event_id FROM positions
     ),
-    located AS (
-        SELECT w.rid, w.anchor_id, e.event_id, f.file, f.name AS file_name, e.line,
-               strftime(timezone('UTC', e.ts), '{TS_FORMAT}') AS ts, date_trunc('millisecond', e.ts) AS moment,
-               json_extract_string(e.extra, '$.trace_id') AS trace_id, json_extract_string(e.extra, '$.span_id') AS span_id
-        FROM witnessed w JOIN {EVENT_ROWS} e USING (event_id) JOIN files f USING (file_id)
-    ),
     roles AS (
+        -- the detector's witness names, position by position (the last one ending in _ids takes the rest);
         -- an event's role is the name of its first position, without the _id(s)
-        SELECT rid, event_id, regexp_replace(arg_min(name, pos), '_[^_]*$', '') AS role FROM named GROUP BY ALL
+        SELECT rid, event_id, regexp_replace(arg_min(name, pos), '_[^_]*$', '') AS role, list(name) AS names
+        FROM (SELECT rid, pos, event_id, {_list(names)}[least(pos, {len(names)})] AS name FROM positions)
+        GROUP BY ALL
+    ),
+    located AS (
+        SELECT rid, anchor_id, event_id, file, file_name, line, ts, moment, {span_ids}
+        FROM (
+            -- the extra fields parsed once for both ids
+            SELECT w.rid, w.anchor_id, e.event_id, f.file, f.name AS file_name, e.line,
+                   strftime(timezone('UTC', e.ts), '{TS_FORMAT}') AS ts, date_trunc('millisecond', e.ts) AS moment,
+                   json_extract_string(e.extra, {_list([f'$.{name}' for name in CITED])}) AS span
+            FROM witnessed w JOIN {EVENT_ROWS} e USING (event_id) JOIN files f USING (file_id)
+        )
     ),
     proofs AS (
-        -- sorted by (ts, file, line) as structs that lead with those fields, then put in the contract's
-        -- order; an event read from a trace also cites its trace and span
+        -- the evidence sorted by (ts, file, line) as structs that lead with those fields (each with the
+        -- names it is witnessed by); an event read from a trace also cites its trace and span
         SELECT l.rid,
-               list_transform(list_sort(list({{'ts': l.ts, 'file': l.file, 'line': l.line, 'event_id': l.event_id,
-                                               'role': coalesce(o.role, 'anchor'), 'trace_id': l.trace_id,
-                                               'span_id': l.span_id}})),
-                              lambda x: CASE WHEN x.span_id IS NULL
-                                  THEN to_json({{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts,
-                                                'role': x.role}})
-                                  ELSE to_json({{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts,
-                                                'trace_id': x.trace_id, 'span_id': x.span_id, 'role': x.role}})
-                                  END) AS events,
+               list_sort(list({{'ts': l.ts, 'file': l.file, 'line': l.line, 'event_id': l.event_id,
+                                'role': coalesce(o.role, 'anchor'), 'trace_id': l.trace_id, 'span_id': l.span_id,
+                                'names': coalesce(o.names, [])}})) AS evidence,
                list_sort(list(l.file_name || ':' || l.line)) AS keys,
                any_value(l.ts) FILTER (WHERE l.event_id = l.anchor_id) AS ts,
                any_value(l.moment) FILTER (WHERE l.event_id = l.anchor_id) AS moment
         FROM located l LEFT JOIN roles o USING (rid, event_id)
         GROUP BY l.rid
     ),
-    reasons AS (
-        SELECT rid, {", ".join(where) if where else "NULL AS w"}
-        FROM named JOIN located USING (rid, event_id) GROUP BY rid
-    ),
     built AS (
+        -- the evidence in the contract's order of fields
         SELECT r.task_id, r.step, {severity} AS severity, {_message(detector, columns)} AS message,
                list_filter([{because}]::VARCHAR[], lambda x: x IS NOT NULL) AS because,
-               p.ts, p.moment, p.events,
+               p.ts, p.moment,
+               list_transform(p.evidence, lambda x: CASE WHEN x.span_id IS NULL
+                   THEN to_json({{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts, 'role': x.role}})
+                   ELSE to_json({{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts,
+                                 'trace_id': x.trace_id, 'span_id': x.span_id, 'role': x.role}})
+                   END) AS events,
                left(sha256(concat_ws(chr(31), '{detector.code}', r.task_id, coalesce(CAST(r.step AS VARCHAR), 'None'),
                                       array_to_string(p.keys, chr(31)))), 16) AS fingerprint,
                {kind} AS subject_kind, {value} AS subject
         FROM {raw} r
         JOIN proofs p USING (rid)
-        LEFT JOIN reasons b USING (rid)
     )
     SELECT '{detector.code}', f.severity, f.task_id, f.step, f.ts, f.moment, f.fingerprint, f.subject_kind,
            f.subject,

@@ -1,11 +1,13 @@
 """Warnings about the input: what a run could not see, and the likely cause.
 
 Nothing is silent (SPEC): a file that is wholly quarantined, a trace file
-whose spans hold no tool call, a log whose calls carry no step (detectors
-that compare attempts then see nothing) and a mapped field that no record
-has each give one warning, `{"file": ..., "message": ...}` (`file` is null for
-a warning about the whole run), which the CLI prints on stderr and the JSON
-report lists.  Warnings are judged over the whole database, like the summary.
+whose spans hold no tool call or whose documents hold no span at all, a log
+whose calls carry no step (detectors that compare attempts then see nothing)
+and a mapped field that no record has each give one warning, `{"file": ...,
+"message": ...}` (`file` is null for a warning about the whole run), which the
+CLI prints on stderr and the JSON report lists.  Warnings are judged over the
+whole database, like the summary; one more comes from the run's own ingest:
+zstd files whose line ends this interpreter cannot check.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ _HINTS = (
 
 
 def notices(con, mapping: FieldMapping | None = None) -> list[dict]:
-    return [*_wholly_quarantined(con), *_traces_without_tools(con), *_calls_without_steps(con),
-            *_mapped_but_absent(con, mapping)]
+    return [*_wholly_quarantined(con), *_traces_without_tools(con), *_traces_without_spans(con),
+            *_calls_without_steps(con), *_mapped_but_absent(con, mapping)]
 
 
 def _wholly_quarantined(con) -> list[dict]:
@@ -63,6 +65,31 @@ def _traces_without_tools(con) -> list[dict]:
     return [{"file": file, "message": f"{ignored} span(s), none of them a tool call ({kinds}): is the tool "
                                       f"instrumentation on? Tool spans are read in these conventions: {conventions}"}
             for file, ignored, kinds in rows]
+
+
+def _traces_without_spans(con) -> list[dict]:
+    rows = con.execute("""
+        SELECT file, sum(documents) FROM spanless_documents d
+        WHERE NOT EXISTS (SELECT 1 FROM trace_spans s WHERE s.file = d.file)
+          AND NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.file = d.file)
+        GROUP BY file ORDER BY file
+    """).fetchall()
+    return [{"file": file, "message": f"its {documents} trace document(s) hold no span at all, so nothing was read "
+                                      "from it: was it exported before any span ended, or with every span "
+                                      "filtered out?"}
+            for file, documents in rows]
+
+
+def unscanned_notice(files: list[str]) -> list[dict]:
+    """A warning about the whole run (a file is not to blame, so --strict passes): zstd files
+    whose line ends went unchecked, where line numbers can be off."""
+    if not files:
+        return []
+    named = ", ".join(files[:5]) + (", ..." if len(files) > 5 else "")
+    return [{"file": None, "message": f"the line ends of {len(files)} zstd file(s) were not checked ({named}): this "
+                                      "Python has no zstd decoder (Python 3.14 has one), so a lone CR there ends "
+                                      "a line early and an empty CSV line is not counted, and the line numbers "
+                                      "after either are off; decompress such a file to replay it exactly"}]
 
 
 STEPS_SQL = "SELECT count(*), count(step) FROM {events} WHERE op IN ('call', 'rollback')"

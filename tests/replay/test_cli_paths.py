@@ -67,6 +67,28 @@ def test_replay_reads_a_process_substitution(tmp_path):
     assert [code for code, *_ in findings_of(result.stdout)] == ["NR303"]
 
 
+def test_two_pipes_given_one_name_into_a_kept_database_are_two_files(tmp_path):
+    # `<(zcat monday.gz)` and, the next day, `<(zcat tuesday.gz)`: the same /dev/fd/N name, other
+    # pipes; each keeps its events, under a name a report can show (not the pipe's /proc path).
+    db = tmp_path / "r.duckdb"
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    for day in (lines[:3], lines[3:]):
+        read, write = os.pipe()
+        fixed = os.dup2(read, 60)  # both days' pipes at one descriptor number
+        os.close(read)
+        writer = feed(write, b"".join(day))
+        try:
+            result = nonatomic("replay", "--format", "json", "--fail-on", "never", "--db", str(db), "/dev/fd/60",
+                               pass_fds=(fixed,))
+        finally:
+            os.close(fixed)
+            writer.join()
+        assert result.returncode == 0, result.stderr
+    with open_logs([], db=db) as kept:
+        files = kept.con.execute("SELECT file, count(*) FROM events GROUP BY file ORDER BY file").fetchall()
+    assert files == [("/dev/fd/60", 3), ("/dev/fd/60 (2)", len(lines) - 3)]
+
+
 def test_replay_reads_a_named_pipe_once_without_hanging(tmp_path):
     fifo = tmp_path / "gateway.jsonl"
     os.mkfifo(fifo)

@@ -6,6 +6,7 @@ NONATOMIC_FUZZ_EXAMPLES sets the number of examples)."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import sqlite3
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from nonatomic.cli import main
 from nonatomic.config import usable_cpus
 from nonatomic.replay.api import open_logs
+from nonatomic.replay.ingest import compression
 from nonatomic.replay.ingest.compression import check_whole
 from nonatomic.replay.ingest.database import DatabaseError
 from nonatomic.replay.ingest.inputs import InputError, discover
@@ -224,14 +226,45 @@ def test_random_edits_between_db_runs_count_each_line_once(tmp_path_factory, ste
             assert state(kept) == state(fresh)
 
 
+def test_one_relative_name_run_from_two_directories_names_two_files(tmp_path, monkeypatch):
+    db = tmp_path / "r.duckdb"
+    for directory, task in (("a", "a"), ("b", "b")):
+        (tmp_path / directory).mkdir()
+        (tmp_path / directory / "log.jsonl").write_bytes(jsonl([record(1, task=task), record(2, task=task, seq="x")]))
+        monkeypatch.chdir(tmp_path / directory)
+        open_logs("log.jsonl", db=db).close()
+    (tmp_path / "b" / "log.jsonl").write_bytes(jsonl([record(3, task="b")]))  # b's log rewritten: a's stays
+    with open_logs("log.jsonl", db=db) as again:
+        assert again.ingested.changes == {"log.jsonl": "replaced"}
+        events, quarantine, counts = state(again)
+    theirs = str(tmp_path / "b" / "log.jsonl")
+    assert [(file, task, seq) for file, _, task, seq in events] == sorted([("log.jsonl", "a", 1), (theirs, "b", 3)])
+    assert [(file, line) for file, line, _ in quarantine] == [("log.jsonl", 2)] and counts == (3, 2, 1)
+
+
 # --- line ends -------------------------------------------------------------------------
 
+
+@pytest.fixture
+def zstd_decoder(monkeypatch):
+    """The interpreter's zstd decoder (Python 3.14's compression.zstd), played where it has none
+    by the test extra's zstandard, buffered as the standard library's file objects are."""
+    def zstandard_open(path, mode):
+        return io.BufferedReader(zstandard.open(path, mode))
+
+    monkeypatch.setattr(compression, "ZSTD_OPEN", compression.ZSTD_OPEN or zstandard_open)
+
+
+COMPRESS = {"plain": lambda data: data, "gzip": gzip.compress, "zstd": ZSTD}
+SUFFIX = {"plain": "", "gzip": ".gz", "zstd": ".zst"}
 LINE_KINDS = st.sampled_from(["lf", "crlf", "lone cr inside", "bad", "blank"])
 
 
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(kinds=st.lists(LINE_KINDS, max_size=30), final_newline=st.booleans(), fast=st.booleans())
-def test_line_numbers_are_those_of_grep_whatever_the_line_ends(tmp_path_factory, kinds, final_newline, fast):
+@given(kinds=st.lists(LINE_KINDS, max_size=30), final_newline=st.booleans(), fast=st.booleans(),
+       compress=st.sampled_from(sorted(COMPRESS)))
+def test_line_numbers_are_those_of_grep_whatever_the_line_ends(tmp_path_factory, zstd_decoder, kinds, final_newline,
+                                                               fast, compress):
     parts, bad = [], []
     for number, kind in enumerate(kinds, start=1):
         text = json.dumps(record(number, n=number))
@@ -248,8 +281,8 @@ def test_line_numbers_are_those_of_grep_whatever_the_line_ends(tmp_path_factory,
         data = data[:-1]
         if kinds[-1] == "crlf":
             data = data[:-1]
-    log = tmp_path_factory.mktemp("ends") / "log.jsonl"
-    log.write_bytes(data.encode())
+    log = tmp_path_factory.mktemp("ends") / ("log.jsonl" + SUFFIX[compress])
+    log.write_bytes(COMPRESS[compress](data.encode()))
     with open_logs(log) as replayed:
         events, quarantine, (lines, _, _) = state(replayed)
         numbered = replayed.con.execute("SELECT line, extra->>'n' FROM events").fetchall()
@@ -358,6 +391,27 @@ def test_a_full_disk_is_exit_2_with_the_real_reason(tmp_path, monkeypatch, comma
     assert "/dev/full: cannot write: No space left on device" in result.output
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_db_commit_on_a_full_disk_is_exit_2_with_the_real_reason_and_loses_nothing(tmp_path):
+    db, first, second = tmp_path / "r.duckdb", tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_bytes(jsonl([record(1, task="a"), record(2, task="a", seq="x")]))
+    second.write_bytes(jsonl([record(3, task="b")]))
+    assert replay("--db", db, first).exit_code == 0
+    with open_logs([], db=db) as before:
+        held = state(before)
+    # A commit writes the write-ahead log first: the disk fills up there, as DuckDB meets it.
+    wal = tmp_path / "r.duckdb.wal"
+    wal.symlink_to("/dev/full")
+    result = replay("--db", db, second)
+    assert result.exit_code == 2
+    assert "No space left on device" in result.output and "no transaction is active" not in result.output
+    wal.unlink(missing_ok=True)
+    with open_logs([], db=db) as after:
+        assert state(after) == held
+    with open_logs(second, db=db) as again:  # and the next run, with room, adds what was refused
+        assert again.ingested.changes == {str(second): "new"} and state(again)[2] == (3, 2, 1)
+
+
 def test_an_output_that_is_a_directory_is_exit_2(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "tool.py").write_text("import requests\nrequests.get(u)\n")
@@ -417,14 +471,37 @@ def test_an_otlp_record_nested_past_the_interpreters_limit_is_quarantined(tmp_pa
     assert report["summary"]["lines"] == 1
 
 
+def test_linting_first_in_one_process_leaves_the_recursion_limit_to_the_replay(tmp_path):
+    # The linter raises the interpreter's limit for its deep trees; a replay of a deep trace
+    # later in the same process (the two APIs in one session) must still meet the usual one.
+    log = tmp_path / "traces.jsonl"
+    log.write_text('{"resourceSpans": [' + '{"a": ' * 5000 + "1" + "}" * 5000 + "]}\n")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from nonatomic.lint.config import LintSettings, select_codes\n"
+        "from nonatomic.lint.runner import RulePlan, lint_source\n"
+        "from nonatomic.replay.api import open_logs\n"
+        "limit = sys.getrecursionlimit()\n"
+        "deep = ('x = ' + '[' * 150 + ']' * 150 + '\\n').encode()\n"
+        "assert not lint_source('deep.py', deep, RulePlan(LintSettings(root=Path.cwd(), enabled=select_codes(None, [])))).crashes\n"
+        "assert sys.getrecursionlimit() == limit, sys.getrecursionlimit()\n"
+        "with open_logs(sys.argv[1], input_format='otlp') as replayed:\n"
+        "    print([(q['line'], q['reason']) for q in replayed.quarantine_rows()])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script, str(log)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[(1, 'nested too deeply to read')]"
+
+
 @pytest.mark.parametrize("line_end", ["\n", "\r\n"])
-@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
-def test_blank_lines_in_a_csv_log_shift_no_line_number(tmp_path, line_end, compress):
+@pytest.mark.parametrize("compress", ["plain", "gzip", "zstd"])
+def test_blank_lines_in_a_csv_log_shift_no_line_number(tmp_path, zstd_decoder, line_end, compress):
     rows = ["ts,task_id,seq", "2024-05-01T10:00:01Z,t,1", "", "2024-05-01T10:00:02Z,t", "", "",
             "2024-05-01T10:00:03Z,t,x", "2024-05-01T10:00:04Z,t,4,5", "2024-05-01T10:00:05Z,t,5"]
     data = line_end.join(rows).encode() + line_end.encode()
-    log = tmp_path / ("audit.csv.gz" if compress else "audit.csv")
-    log.write_bytes(gzip.compress(data) if compress else data)
+    log = tmp_path / ("audit.csv" + SUFFIX[compress])
+    log.write_bytes(COMPRESS[compress](data))
     grep = {text.split(",")[-1]: number for number, text in enumerate(rows, start=1)}
     with open_logs(log) as replayed:
         assert replayed.con.execute("SELECT seq, line FROM events ORDER BY seq").fetchall() == [
@@ -435,12 +512,83 @@ def test_blank_lines_in_a_csv_log_shift_no_line_number(tmp_path, line_end, compr
         assert state(replayed)[2] == (5, 2, 3)
 
 
-def test_a_csv_log_mixing_lf_and_crlf_is_refused_with_the_reason(tmp_path):
-    # DuckDB's strict CSV reader cannot read it (a lenient one drops extra columns silently).
-    log = tmp_path / "audit.csv"
-    log.write_bytes(b"ts,task_id,seq\n2024-05-01T10:00:01Z,t,1\r\n2024-05-01T10:00:02Z,t,2\r\n")
-    result = replay(log)
-    assert result.exit_code == 2 and "ends some lines with LF and others with CRLF" in result.output
+CSV_LINE_KINDS = st.tuples(st.sampled_from(["good", "bad", "short", "blank", "quoted"]), st.sampled_from(["\n", "\r\n"]))
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(header_end=st.sampled_from(["\n", "\r\n"]), kinds=st.lists(CSV_LINE_KINDS, max_size=20),
+       compress=st.sampled_from(sorted(COMPRESS)))
+def test_csv_line_numbers_are_those_of_grep_whatever_the_line_ends(tmp_path_factory, zstd_decoder, header_end,
+                                                                   kinds, compress):
+    # DuckDB's strict CSV reader takes the first line's end for the file's: a mix is read from
+    # an LF copy, with the same lines (a lenient reader would drop columns).
+    parts, good, bad = ["ts,task_id,seq,note" + header_end], [], []
+    for number, (kind, end) in enumerate(kinds, start=2):
+        row = {"good": f"2024-05-01T10:00:01Z,t,{number},n", "bad": f"2024-05-01T10:00:01Z,t,x{number},n",
+               "short": "2024-05-01T10:00:01Z,t", "blank": "",
+               "quoted": f'2024-05-01T10:00:01Z,t,{number},"a, ""b"""'}[kind]
+        parts.append(row + end)
+        (good if kind in ("good", "quoted") else [] if kind == "blank" else bad).append(number)
+    log = tmp_path_factory.mktemp("csv") / ("audit.csv" + SUFFIX[compress])
+    log.write_bytes(COMPRESS[compress]("".join(parts).encode()))
+    with open_logs(log) as replayed:
+        events, quarantine, counts = state(replayed)
+    assert [(seq, line) for _, line, _, seq in sorted(events, key=lambda e: e[1])] == [(n, n) for n in good]
+    assert [line for _, line, _ in quarantine] == bad
+    assert counts == (len(good) + len(bad), len(good), len(bad))
+
+
+@pytest.mark.parametrize("compress", ["plain", "gzip", "zstd"])
+@pytest.mark.parametrize(
+    "ends", [("\n", "\r\n", "\r\n"), ("\r\n", "\n", "\n"), ("\n", "\n", "\r\n"), ("\r\n", "\r\n", "\n")],
+    ids=["lf-header-crlf-rows", "crlf-header-lf-rows", "rows-of-both", "rows-of-both-crlf-first"])
+def test_a_csv_log_mixing_lf_and_crlf_is_read_whole(tmp_path, zstd_decoder, compress, ends):
+    rows = ["ts,task_id,seq", "2024-05-01T10:00:01Z,t,1", "2024-05-01T10:00:02Z,t,2,extra"]
+    data = "".join(row + end for row, end in zip(rows, ends)).encode()
+    log = tmp_path / ("audit.csv" + SUFFIX[compress])
+    log.write_bytes(COMPRESS[compress](data))
+    result = replay("--format", "json", log)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["summary"]["lines"], report["summary"]["events"], report["summary"]["quarantined"]) == (2, 1, 1)
+    assert [(q["line"], q["reason"], q["raw"]) for q in report["quarantine"]] == [
+        (3, "CSV row has too many columns", "2024-05-01T10:00:02Z,t,2,extra")]
+
+
+def test_a_mixed_csv_in_a_kept_database_grows_by_its_new_lines_only(tmp_path):
+    log, db = tmp_path / "audit.csv", tmp_path / "r.duckdb"
+    log.write_bytes(b"ts,task_id,seq\n2024-05-01T10:00:01Z,t,1\r\n")
+    open_logs(log, db=db).close()
+    with log.open("ab") as fh:
+        fh.write(b"2024-05-01T10:00:02Z,t,2\n2024-05-01T10:00:03Z,t,x\r\n")
+    with open_logs(log, db=db) as again:
+        assert again.ingested.changes == {str(log): "grown"}
+        events, quarantine, counts = state(again)
+    assert [(line, seq) for _, line, _, seq in events] == [(2, 1), (3, 2)] and counts == (3, 2, 1)
+    assert [(line, reason) for _, line, reason in quarantine] == [(4, "seq is not an integer: x")]
+
+
+def test_a_lone_cr_in_a_zstd_log_is_read_as_grep_counts(tmp_path, zstd_decoder):
+    log = tmp_path / "log.jsonl.zst"
+    one, two, three = (json.dumps(record(i)).encode() for i in (1, 2, 3))
+    log.write_bytes(ZSTD(one + b"\n" + two.replace(b", ", b",\r", 1) + b"\n" + three + b"\n"))
+    with open_logs(log) as replayed:
+        assert replayed.con.execute("SELECT seq, line FROM events ORDER BY seq").fetchall() == [(1, 1), (2, 2), (3, 3)]
+        assert replayed.warnings() == []
+
+
+def test_zstd_line_ends_this_python_cannot_check_are_said_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(compression, "ZSTD_OPEN", None)  # an interpreter without a zstd decoder (before 3.14)
+    log = tmp_path / "log.jsonl.zst"
+    log.write_bytes(ZSTD(jsonl([record(1), record(2)])))
+    result = CliRunner().invoke(main, ["replay", "--strict", str(log)])
+    assert result.exit_code == 0, result.output  # the file is not to blame: --strict passes
+    assert "warning: the line ends of 1 zstd file(s) were not checked" in result.stderr
+    assert str(log) in result.stderr
+    mixed = tmp_path / "audit.csv.zst"
+    mixed.write_bytes(ZSTD(b"ts,task_id,seq\n2024-05-01T10:00:01Z,t,1\r\n2024-05-01T10:00:02Z,t,2\r\n"))
+    result = replay(mixed)
+    assert result.exit_code == 2 and "this Python has no zstd decoder" in result.output
 
 
 def test_a_file_changed_into_a_copy_of_another_drops_its_old_version_and_adds_nothing(tmp_path):

@@ -83,3 +83,26 @@ def test_hostile_values_in_every_field_of_every_output_format(tmp_path_factory, 
         result = runner.invoke(main, ["timeline", "--task", values["task_id"], "--format", fmt, str(log)])
         assert result.exit_code == 0, result.output
         _assert_safe(fmt, result.stdout)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs any bytes in file names")
+@pytest.mark.parametrize("fmt", ["text", "md", "html"])
+def test_hostile_file_names_in_what_a_run_did_to_a_kept_database(tmp_path, fmt):
+    """The summary's `changes` (files new, grown, replaced) names files: escaped like every value."""
+    grown = tmp_path / "<img src=x onerror=alert(1)>\x1b[2J.jsonl"
+    replaced = tmp_path / "[click](javascript:alert(1))\u202e.jsonl"
+    db = tmp_path / "kept.duckdb"
+    values = dict.fromkeys(FIELDS, "v")
+    grown.write_text(_log(values))
+    replaced.write_text(_log({**values, "task_id": "u"}))
+    runner = CliRunner()
+    assert runner.invoke(main, ["replay", "--fail-on", "never", "--db", str(db), str(grown), str(replaced)]).exit_code == 0
+    grown.write_text(grown.read_text() + json.dumps({"ts": "2024-05-01T10:00:04Z", "task_id": "v", "op": "note"}) + "\n")
+    replaced.write_text(_log({**values, "task_id": "w"}))
+    result = runner.invoke(main, ["replay", "--fail-on", "never", "--format", fmt, "--db", str(db),
+                                  str(grown), str(replaced)])
+    assert result.exit_code == 0, result.output
+    assert "grown 1" in result.stdout and "replaced 1" in result.stdout
+    _assert_safe(fmt, result.stdout)
+    if fmt == "md":
+        assert r"\<img src=x onerror=alert(1)\>" in result.stdout and r"\[click\](javascript:alert(1))" in result.stdout

@@ -144,6 +144,22 @@ def test_every_line_is_read_and_bad_ones_are_quarantined_with_their_line(tmp_pat
     assert summary["lines"] == summary["events"] + summary["quarantined"] == 4 + 5
 
 
+def test_a_document_without_spans_is_counted_and_a_file_of_nothing_else_is_a_warning(tmp_path):
+    mixed = write(tmp_path, traces(tool("send_email", 1, 2)), traces(), json.dumps({"resourceSpans": []}),
+                  traces(span("chat gpt-4o", 0, 1)), name="mixed.jsonl")
+    empty = write(tmp_path, json.dumps({"resourceSpans": []}), "", traces(), name="empty.jsonl")
+    with open_logs(mixed, input_format="otlp") as replay:
+        spans = replay.summary()["spans"]
+        assert (spans["read"], spans["tool"], spans["ignored"]) == (2, 1, 1)
+        assert spans["documents_without_spans"] == 2  # lines 2 and 3: read, and said so
+        assert replay.warnings() == []
+    result = CliRunner().invoke(replay_command, ["--input-format", "otlp", str(mixed), str(empty)])
+    assert result.exit_code == 0, result.output
+    assert "2 span(s) read = 1 tool span(s) + 1 ignored (span 1); 4 trace document(s) without spans" in result.stdout
+    assert f"warning: {empty}: its 2 trace document(s) hold no span at all, so nothing was read" in result.stderr
+    assert str(mixed) not in result.stderr
+
+
 def test_gzip_exports_and_the_command_line(tmp_path):
     path = tmp_path / "traces.jsonl.gz"
     timed_out = tool("transfer_funds", 1, 11, span_id="a", error="deadline exceeded")

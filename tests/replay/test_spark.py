@@ -155,3 +155,24 @@ def test_parquet_same_report(spark, tmp_path):
                 {"src": str(SAMPLES / "retry_rollback_race.jsonl"), "dst": str(path)})
     expected, got = _both(spark, [str(path)])
     assert got == expected
+
+
+def test_guard_log_with_span_ids_same_report(spark, tmp_path):
+    """A guard log whose lines name their trace and span: the evidence cites them on both engines
+    (a span id without a trace id, and lines without either, included)."""
+    lines = (SAMPLES / "retry_rollback_race.jsonl").read_text().splitlines()
+    named = []
+    for n, line in enumerate(lines):
+        event = json.loads(line)
+        if n % 3 == 0:
+            event.update(trace_id=f"{n:032x}", span_id=f"{n:016x}")
+        elif n % 3 == 1:
+            event["span_id"] = f"s-{n}"
+        named.append(json.dumps(event))
+    path = tmp_path / "spans.jsonl"
+    path.write_text("\n".join(named) + "\n")
+    expected, got = _both(spark, [str(path)])
+    cited = [e for f in expected["findings"] for e in f["events"] if "span_id" in e]
+    assert cited and any(e["trace_id"] is None for e in cited) and any(e["trace_id"] for e in cited)
+    assert any("span " in line for f in expected["findings"] for line in f["because"])
+    assert got == expected

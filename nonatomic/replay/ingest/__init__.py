@@ -10,7 +10,9 @@ so `lines = events + quarantined` is a check, not a definition.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 import duckdb
@@ -23,11 +25,11 @@ from nonatomic.replay.ingest.inputs import InputError, LogFile
 from nonatomic.replay.ingest.lines import (
     BLANK_LINES,
     EXACT_LINES,
-    LoneCR,
-    has_lone_cr,
+    LineEnds,
+    lf_copy,
+    line_ends,
     load_blank_lines,
     load_exact_lines,
-    mixes_line_ends,
 )
 from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.params import Params
@@ -55,6 +57,8 @@ class IngestResult:
     """Files the database already held in full."""
     changes: dict[str, str] = field(default_factory=dict)
     """Into a kept database: each file -> new, grown, replaced or unchanged (see ledger.py)."""
+    unscanned: list[str] = field(default_factory=list)
+    """Files whose line ends could not be checked (zstd, and the interpreter has no decoder)."""
     lines: int = 0
     events: int = 0
     quarantined: int = 0
@@ -76,38 +80,54 @@ def ingest(con, logs: list[LogFile], mapping: FieldMapping | None = None, *, per
             with transaction(con):
                 ledger.forget(con, log, plan)
         else:
-            scanner = LoneCR() if log.compression == "gzip" else None
-            check_whole(log, scanner.feed if scanner else None)
+            ends = LineEnds() if log.compression == "gzip" else None  # the integrity check reads gzip anyway
+            check_whole(log, ends.feed if ends else None)
             if log.format == "otlp":
                 lines, events, quarantined = otlp.ingest_file(con, log, plan, mapping, max_line_bytes)
             else:
-                exact = log.format == "jsonl" and has_lone_cr(log, scanner)
-                lines, events, quarantined = _ingest_file(con, log, plan, mapping, max_line_bytes, exact)
+                if ends is None and log.format != "parquet":
+                    ends = line_ends(log)
+                    if ends is None:
+                        result.unscanned.append(log.path)
+                lines, events, quarantined = _ingest_file(con, log, plan, mapping, max_line_bytes, ends)
             result.files.append(log.path)
             result.lines += lines
             result.events += events
             result.quarantined += quarantined
+            if not persistent:
+                con.execute("CHECKPOINT")  # compresses what the file added to the in-memory store (database.connect)
         if on_file is not None:
             on_file(log, len(logs))
     return result
 
 
 def _ingest_file(con, log: LogFile, plan: ledger.Plan, mapping: FieldMapping, max_line_bytes: int,
-                 exact: bool):
-    """`exact`: the file holds a lone CR, so its lines are split here (lines.py)."""
-    try:
-        records = _records(con, log, mapping, max_line_bytes, exact)
-        with transaction(con):
-            counts = _load(con, log, plan, records)
-    except duckdb.Error as exc:
-        if log.format == "csv" and mixes_line_ends(log):  # DuckDB's strict CSV reader wants one kind
-            raise InputError(f"{log.path}: ends some lines with LF and others with CRLF, which the CSV reader "
-                             "cannot read; give every line one ending (e.g. dos2unix)") from exc
-        raise InputError(f"{log.path}: cannot read as {log.format}: {str(exc).splitlines()[0]}") from exc
-    finally:
-        for table in (CONVERTED, REJECTS, REJECT_SCANS, EXACT_LINES, BLANK_LINES):
-            con.execute(f"DROP TABLE IF EXISTS {table}")
-    return counts
+                 ends: LineEnds | None):
+    """`ends`: the file's line ends (None when unscanned, or Parquet).  A JSONL file with a
+    lone CR has its lines split here.  A CSV file mixing LF and CRLF that the CSV reader
+    refuses is read again from an LF copy (lines.py); one it reads (a CRLF inside a quoted
+    value of an LF file) keeps its values as they are.  The ledger keeps the file itself:
+    its size and content are what later runs compare."""
+    exact = log.format == "jsonl" and ends is not None and ends.lone_cr
+    with ExitStack() as scratch:
+        source = log
+        while True:
+            try:
+                records = _records(con, source, mapping, max_line_bytes, exact)
+                with transaction(con):
+                    return _load(con, log, plan, records)
+            except duckdb.Error as exc:
+                if source is log and log.format == "csv" and ends is not None and ends.mixed:
+                    source = lf_copy(log, scratch.enter_context(tempfile.TemporaryDirectory(prefix="nonatomic-")))
+                    continue
+                hint = ""
+                if log.format == "csv" and ends is None:
+                    hint = (" (if its lines mix LF and CRLF ends, which the CSV reader cannot read: this Python "
+                            "has no zstd decoder to make them one, Python 3.14 has; decompress the file first)")
+                raise InputError(f"{log.path}: cannot read as {log.format}: {str(exc).splitlines()[0]}{hint}") from exc
+            finally:
+                for table in (CONVERTED, REJECTS, REJECT_SCANS, EXACT_LINES, BLANK_LINES):
+                    con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,47 @@ never read as if it were shorter, so each file is checked first:
 - zstd: the frames walked block by block from their headers (RFC 8878), which
   finds a stream cut short or trailing bytes that are not a frame; a frame's
   own checksum, when it has one, is checked by DuckDB's decoder.
+
+DuckDB decompresses gzip and zstd for its readers but hands back no bytes, and
+some scans need them (line ends, blank CSV lines: lines.py): those read gzip
+with the standard library, and zstd with its decoder where the interpreter has
+one (Python 3.14's `compression.zstd`); elsewhere a zstd file goes unscanned,
+and the run says so.
 """
 
 from __future__ import annotations
 
+import gzip
 import zlib
 from collections.abc import Callable
+from typing import BinaryIO
 
 from nonatomic.replay.ingest.inputs import InputError, LogFile
 
 _CHUNK = 1 << 20
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _SKIPPABLE = range(0x184D2A50, 0x184D2A60)
+
+
+def _standard_zstd_open() -> Callable[..., BinaryIO] | None:
+    try:
+        from compression import zstd  # Python 3.14 and later
+    except ImportError:
+        return None
+    return zstd.open
+
+
+ZSTD_OPEN = _standard_zstd_open()
+"""open(path, "rb") of the interpreter's zstd decoder, or None when it has none."""
+
+
+def open_decompressed(log: LogFile) -> BinaryIO | None:
+    """The file's bytes, decompressed; None for a zstd file when the interpreter has no decoder."""
+    if log.compression == "gzip":
+        return gzip.open(log.location, "rb")
+    if log.compression == "zstd":
+        return ZSTD_OPEN(log.location, "rb") if ZSTD_OPEN is not None else None
+    return open(log.location, "rb")
 
 
 def check_whole(log: LogFile, seen: Callable[[bytes], None] | None = None) -> None:

@@ -11,22 +11,26 @@ import duckdb
 
 from nonatomic.config import usable_cpus
 from nonatomic.replay.ingest.ledger import LEDGER_DDL
-from nonatomic.replay.ingest.schema import EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL, TRACE_SPANS_DDL
+from nonatomic.replay.ingest.schema import (EVENT_ROWS_DDL, EVENTS_DDL, FILES_DDL, QUARANTINE_DDL,
+                                            SPANLESS_DOCUMENTS_DDL, TRACE_SPANS_DDL)
 
-_DDL = (FILES_DDL, EVENT_ROWS_DDL, EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL, TRACE_SPANS_DDL)
+_DDL = (FILES_DDL, EVENT_ROWS_DDL, EVENTS_DDL, QUARANTINE_DDL, LEDGER_DDL, TRACE_SPANS_DDL, SPANLESS_DOCUMENTS_DDL)
 
 
 class DatabaseError(Exception):
     """The database cannot be opened or a DuckDB setting is invalid (exit code 2)."""
 
 
+IN_MEMORY = "replay"
+"""The in-memory database's name (DuckDB's own `memory` does not compress)."""
 # What a DuckDB database file holds at byte 8 (its header's magic).
 _DUCKDB_MAGIC = b"DUCK"
 # A name DuckDB would hand to an extension (`md:`, `sqlite:`, `postgres:`, `s3://`), but
 # not a Windows drive (`C:`).
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
 # The tables and views of a replay database, and the columns each must have.
-_OURS = {"log_files", "event_rows", "events", "quarantine", "ingested_files", "trace_spans"}
+_OURS = {"log_files", "event_rows", "events", "quarantine", "ingested_files", "trace_spans",
+         "spanless_documents"}
 
 
 def connect(db: str | None = None, memory_limit: str | None = None, threads: int | None = None):
@@ -56,6 +60,11 @@ def connect(db: str | None = None, memory_limit: str | None = None, threads: int
     except duckdb.Error as exc:
         raise DatabaseError(f"{db or 'in-memory database'}: {exc}") from exc
     con.execute("SET enable_progress_bar = false")  # it writes to stdout, into the report
+    if db is None:
+        # An in-memory database compresses its tables as a file does when checkpointed (ingest does):
+        # 1M events took 19 MB instead of 213 MB.
+        con.execute(f"ATTACH ':memory:' AS {IN_MEMORY} (COMPRESS)")
+        con.execute(f"USE {IN_MEMORY}")
     try:
         con.execute("SET TimeZone = 'UTC'")
     except duckdb.Error:

@@ -30,6 +30,10 @@ FIELDS: dict[str, str] = {
 
 REQUIRED = ("ts", "task_id")
 
+CITED = ("trace_id", "span_id")
+"""Extra fields (kept in `extra`, not columns) that a finding's evidence cites when an event has a
+span id: an event read from a trace, or a guard log that names its spans."""
+
 ALIASES: dict[str, tuple[str, ...]] = {"step": ("step_no",)}
 """Other names a field is read from when the log has no field of its own name."""
 

@@ -15,12 +15,17 @@ file (its `change`):
   events, quarantine and ledger rows, in the transaction that loads it;
 - `new`: anything else is ingested in full.
 
+Events, quarantine and span counts carry a file's name, so two files never
+share one: a path as given that another file already carries (the same
+relative name run from another directory) gives way to the real path.
+
 In-memory runs start empty, so they skip the hashing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 from dataclasses import dataclass
 
@@ -83,14 +88,28 @@ def plan(con, log: LogFile, persistent: bool) -> Plan:
         return Plan(previous[0], "unchanged", sha256=digest)
     held = con.execute("SELECT 1 FROM ingested_files WHERE sha256 = $sha LIMIT 1", {"sha": digest}).fetchone()
     if previous is None:
-        return Plan(log.path, "unchanged" if held else "new", sha256=digest)
+        return Plan(_own_name(con, log, realpath), "unchanged" if held else "new", sha256=digest)
     file, _, _, last_line, complete = previous
     grown = prefix_digest == previous[1] and log.format in ("jsonl", "csv", "otlp") and log.compression == "none"
     if not grown or held:
-        return Plan(log.path, "replaced", sha256=digest, previous=file, held_elsewhere=bool(held))
+        return Plan(_own_name(con, log, realpath), "replaced", sha256=digest, previous=file,
+                    held_elsewhere=bool(held))
     if complete:
         return Plan(file, "grown", after_line=last_line, sha256=digest)
     return Plan(file, "grown", after_line=last_line - 1, replace_line=last_line, sha256=digest)
+
+
+def _own_name(con, log: LogFile, realpath: str) -> str:
+    """The name this file's events carry: the path as given, unless another file (the same
+    relative name run from another directory) already carries it; then its real path, or
+    for a stream copied in (standard input, a pipe: its real path means nothing) a number."""
+    def taken(name: str) -> bool:
+        return con.execute("SELECT 1 FROM ingested_files WHERE file = $name AND realpath <> $realpath LIMIT 1",
+                           {"name": name, "realpath": realpath}).fetchone() is not None
+
+    first = (log.path,) if log.spooled else (log.path, realpath)
+    names = itertools.chain(first, (f"{first[-1]} ({n})" for n in itertools.count(2)))
+    return next(name for name in names if not taken(name))
 
 
 def record(con, log: LogFile, plan_: Plan, lines: int, last_line: int) -> None:
@@ -103,11 +122,13 @@ def record(con, log: LogFile, plan_: Plan, lines: int, last_line: int) -> None:
 
 
 def forget(con, log: LogFile, plan_: Plan) -> None:
-    """Remove the earlier version of a replaced file: its events, quarantine, span counts and ledger rows."""
+    """Remove the earlier version of a replaced file: its events, quarantine, span and document counts
+    and ledger rows."""
     con.execute(f"DELETE FROM {EVENT_ROWS} WHERE file_id = (SELECT file_id FROM log_files WHERE file = $file)",
                 {"file": plan_.previous})
     con.execute("DELETE FROM quarantine WHERE file = $file", {"file": plan_.previous})
     con.execute("DELETE FROM trace_spans WHERE file = $file", {"file": plan_.previous})
+    con.execute("DELETE FROM spanless_documents WHERE file = $file", {"file": plan_.previous})
     con.execute("DELETE FROM ingested_files WHERE realpath = $realpath", {"realpath": os.path.realpath(log.path)})
 
 

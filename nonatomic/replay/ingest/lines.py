@@ -6,12 +6,21 @@ file holding one gets more lines than it has, every later line number is off,
 and the byte after the CR starts a new "line" (a valid line was quarantined as
 invalid JSON).  Such files, found by a scan of their bytes, are read here
 instead, split at LF only, into a table the JSONL reader reads its lines from.
+
+DuckDB's strict CSV reader takes one line end for a whole file (its first
+line's): a CSV log mixing LF and CRLF ends, found by the same scan, is read
+from a plain copy with every CRLF made LF, which has the same lines.
+
+The scan needs the decompressed bytes (compression.open_decompressed): a zstd
+file goes unscanned where the interpreter has no zstd decoder.
 """
 
 from __future__ import annotations
 
-import gzip
+import os
+from dataclasses import replace
 
+from nonatomic.replay.ingest.compression import open_decompressed
 from nonatomic.replay.ingest.inputs import LogFile
 
 EXACT_LINES = "nonatomic_exact_lines"
@@ -20,65 +29,80 @@ _CHUNK = 1 << 20
 _BATCH = 100_000
 
 
-class LoneCR:
-    """Finds a CR not followed by LF in bytes fed in pieces (a file's chunks)."""
+class LineEnds:
+    """The line ends of bytes fed in pieces (a file's chunks): how many lines end with LF
+    alone and how many with CRLF, and whether a CR stands alone (not followed by LF)."""
 
     def __init__(self) -> None:
-        self.found = False
+        self.lf = 0
+        self.crlf = 0
+        self._lone = False
         self._pending = False  # the previous piece ended with a CR
 
     def feed(self, piece: bytes) -> None:
-        if self.found or not piece:
+        if not piece:
             return
-        if self._pending and not piece.startswith(b"\n"):
-            self.found = True
-        self._pending = piece.endswith(b"\r")
-        if b"\r" in piece and piece.count(b"\r") - self._pending != piece.count(b"\r\n"):
-            self.found = True
+        crlf = piece.count(b"\r\n")
+        if self._pending:
+            if piece.startswith(b"\n"):
+                crlf += 1
+            else:
+                self._lone = True
+        ends_with_cr = piece.endswith(b"\r")
+        if piece.count(b"\r") - ends_with_cr != piece.count(b"\r\n"):
+            self._lone = True
+        self._pending = ends_with_cr
+        self.crlf += crlf
+        self.lf += piece.count(b"\n") - crlf
 
-    def at_end(self) -> bool:
-        return self.found or self._pending  # a CR as the last byte
+    @property
+    def lone_cr(self) -> bool:
+        """Once every piece was fed: whether some CR is not followed by LF (the last byte, say)."""
+        return self._lone or self._pending
 
-
-def has_lone_cr(log: LogFile, scanner: LoneCR | None = None) -> bool:
-    """Whether the file holds a CR that is not followed by LF; `scanner`, when given, has
-    already been fed the decompressed bytes (the integrity check reads them anyway).  An
-    uncompressed file is read here; a zstd file is not scanned: the standard library
-    cannot decompress it."""
-    if scanner is not None:
-        return scanner.at_end()
-    if log.compression != "none":
-        return False
-    scanner = LoneCR()
-    with open(log.location, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
-            scanner.feed(chunk)
-            if scanner.found:
-                return True
-    return scanner.at_end()
+    @property
+    def mixed(self) -> bool:
+        return self.lf > 0 and self.crlf > 0
 
 
-def mixes_line_ends(log: LogFile) -> bool:
-    """Whether the file's first megabyte ends some lines with LF and others with CRLF."""
-    if log.compression == "zstd":
-        return False
-    opener = gzip.open if log.compression == "gzip" else open
-    with opener(log.location, "rb") as fh:
-        head = fh.read(_CHUNK)
-    crlf = head.count(b"\r\n")
-    return 0 < crlf < head.count(b"\n")
+def line_ends(log: LogFile) -> LineEnds | None:
+    """The file's line ends, from one pass over its decompressed bytes; None when they cannot be read."""
+    source = open_decompressed(log)
+    if source is None:
+        return None
+    ends = LineEnds()
+    with source:
+        while chunk := source.read(_CHUNK):
+            ends.feed(chunk)
+    return ends
+
+
+def lf_copy(log: LogFile, directory: str) -> LogFile:
+    """The file as a plain copy in `directory` with every CRLF made LF: the same lines, one
+    line end.  (Only CRs before an LF go: a line keeps its number and every other byte.)"""
+    target = os.path.join(directory, "lf-copy")
+    source = open_decompressed(log)
+    assert source is not None, "only a scanned file is copied"
+    with source, open(target, "wb") as out:
+        held = b""  # a CR ending the previous chunk: its LF may start the next
+        while chunk := source.read(_CHUNK):
+            chunk = held + chunk
+            held = b"\r" if chunk.endswith(b"\r") else b""
+            out.write(chunk[:len(chunk) - len(held)].replace(b"\r\n", b"\n"))
+        out.write(held)
+    return replace(log, compression="none", spooled=target)
 
 
 def load_blank_lines(con, log: LogFile) -> bool:
-    """CREATE BLANK_LINES (`line`) with the numbers of the (uncompressed or gzip) file's empty
-    lines, which DuckDB's CSV reader skips without counting them; False, and no table, when
-    there are none (or the file is zstd, which the standard library cannot read)."""
-    if log.compression == "zstd":
+    """CREATE BLANK_LINES (`line`) with the numbers of the file's empty lines, which DuckDB's
+    CSV reader skips without counting them; False, and no table, when there are none (or
+    the file is zstd and the interpreter has no decoder)."""
+    source = open_decompressed(log)
+    if source is None:
         return False
-    opener = gzip.open if log.compression == "gzip" else open
     blank: list[int] = []
-    with opener(log.location, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
+    with source:
+        for number, raw in enumerate(source, start=1):
             if raw in (b"\n", b"\r\n"):
                 blank.append(number)
     if not blank:
@@ -94,10 +118,11 @@ def load_exact_lines(con, log: LogFile, max_line_bytes: int) -> None:
     import pandas as pd  # only such files need it: the rest of replay streams through DuckDB
 
     con.execute(f"CREATE OR REPLACE TEMP TABLE {EXACT_LINES} (line VARCHAR, bad VARCHAR)")
-    opener = gzip.open if log.compression == "gzip" else open
+    source = open_decompressed(log)
+    assert source is not None, "only a scanned file is read here"
     rows: list[tuple[str | None, str | None]] = []
-    with opener(log.location, "rb") as fh:
-        for raw in fh:
+    with source:
+        for raw in source:
             rows.append(_row(raw, max_line_bytes))
             if len(rows) == _BATCH:
                 _append(con, pd.DataFrame(rows, columns=["line", "bad"], dtype=object))

@@ -32,7 +32,9 @@ Accounting: a record is one event or one quarantined item.  A line or
 document that is not a trace document is quarantined whole, a tool span
 without usable times is quarantined with its line, and a document without
 tool spans adds no event.  So `lines` in the summary counts records (events
-+ quarantined) for trace input.
++ quarantined) for trace input; the spans that gave no record are counted as
+ignored spans, and the documents that hold no span at all (an export of
+nothing) as such, so that every line read is accounted for.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from nonatomic.replay.ingest.params import Params
 from nonatomic.replay.ingest.readers import REJECT_SCANS, REJECTS, Reader, jsonl_lines
 from nonatomic.replay.ingest.records import CONVERTED, RAW_KEPT, converted_sql
 from nonatomic.replay.ingest.schema import EVENT_ROWS
-from nonatomic.replay.ingest.spans import Bad, Span
+from nonatomic.replay.ingest.spans import Bad, Empty, Span
 from nonatomic.rules.lint.semantics.tool_config import normal_key, tool_pack
 
 RECORDS = "nonatomic_otlp_records"
@@ -141,6 +143,8 @@ def _store_tally(con, plan: ledger.Plan, tally: Tally) -> None:
     rows += [(plan.file, kind, False, n) for kind, n in tally.ignored.items()]
     if rows:
         con.executemany("INSERT INTO trace_spans VALUES (?, ?, ?, ?)", rows)
+    if tally.spanless:
+        con.execute("INSERT INTO spanless_documents VALUES ($file, $n)", {"file": plan.file, "n": tally.spanless})
 
 
 def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int, tally: Tally, after_line: int = 0):
@@ -154,7 +158,9 @@ def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int, tall
     override = mapping.fields.get("task_id")
     calls: list[_Call] = []
     for item in items:
-        if isinstance(item, Bad):
+        if isinstance(item, Empty):
+            tally.spanless += item.line > after_line
+        if not isinstance(item, Span):
             continue
         conversation = lookup(item.attributes, override) if override else conventions.conversation_of(item)
         if conversation not in (None, ""):
@@ -170,6 +176,8 @@ def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int, tall
     _number(calls, conversations, mapping)
     numbered = {id(c.span): c for c in calls}
     for item in items:
+        if isinstance(item, Empty):
+            continue
         if isinstance(item, Bad):
             yield (item.line, *([None] * len(COLUMNS)), None, item.reason, item.raw)
         elif item.problem is not None and conventions.convention_of(item) is not None:
@@ -181,10 +189,13 @@ def _records(con, log: LogFile, mapping: FieldMapping, max_line_bytes: int, tall
 
 @dataclass
 class Tally:
-    """Spans read, by what they were: tool spans by convention, the others by kind."""
+    """Spans read, by what they were: tool spans by convention, the others by kind; and the
+    documents that held none."""
 
     tool: Counter = field(default_factory=Counter)
     ignored: Counter = field(default_factory=Counter)
+    spanless: int = 0
+    """Documents that hold no span."""
     last_line: int = 0
     """The file's last non-blank line."""
 

@@ -69,4 +69,12 @@ CREATE TABLE IF NOT EXISTS trace_spans (
 """
 """Spans read from trace files: tool spans by convention, the others (ignored) by kind."""
 
+SPANLESS_DOCUMENTS_DDL = """
+CREATE TABLE IF NOT EXISTS spanless_documents (
+    file      VARCHAR NOT NULL,
+    documents BIGINT NOT NULL
+)
+"""
+"""Trace documents (lines of a Collector file) that hold no span: read, though nothing came of them."""
+
 EVENT_ORDER = "ts, seq NULLS LAST, attempt NULLS FIRST, file, line"

@@ -66,6 +66,12 @@ class Bad:
     raw: str
 
 
+@dataclass(frozen=True)
+class Empty:
+    """A trace document that holds no span (an export of nothing): read, and counted."""
+    line: int
+
+
 def looks_like_traces(head: str) -> bool:
     """Does this text (a file's first bytes, decompressed) start a trace document of a shape read here?"""
     text = head.lstrip("\ufeff \t\r\n")
@@ -76,8 +82,9 @@ def _console_head(text: str) -> bool:
     return bool(re.match(r'\{\s*"name"\s*:', text)) and bool(re.search(r'"context"\s*:\s*\{\s*"trace_id"', text[:4096]))
 
 
-def read(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Span | Bad]:
-    """Spans and bad records from (line number, text or None if blank, reject reason) in file order."""
+def read(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Span | Bad | Empty]:
+    """Spans, bad records and documents without spans from (line number, text or None if blank,
+    reject reason) in file order."""
     lines = iter(lines)
     pending: list[tuple[int, str | None, str | None]] = []
     for item in lines:
@@ -105,7 +112,7 @@ def _chain(head: list, rest: Iterator) -> Iterator:
     yield from rest
 
 
-def _by_line(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Span | Bad]:
+def _by_line(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Span | Bad | Empty]:
     for number, text, rejected in lines:
         if rejected is not None:
             yield Bad(number, rejected, text or "")
@@ -123,7 +130,7 @@ def _by_line(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Sp
         yield from _document(document, number, text, None)
 
 
-def _by_document(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Span | Bad]:
+def _by_document(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterator[Span | Bad | Empty]:
     """Documents spanning lines, one after the other; a broken one is quarantined from its first line
     to the next line that opens a document at its first column."""
     block: list[tuple[int, str]] = []
@@ -137,7 +144,7 @@ def _by_document(lines: Iterable[tuple[int, str | None, str | None]]) -> Iterato
     yield from _documents(block)
 
 
-def _documents(block: list[tuple[int, str]]) -> Iterator[Span | Bad]:
+def _documents(block: list[tuple[int, str]]) -> Iterator[Span | Bad | Empty]:
     if not block:
         return
     text = "\n".join(t for _, t in block)
@@ -170,7 +177,7 @@ def _next_opening(text: str, start: int) -> int:
     return len(text) if found < 0 else found + 1
 
 
-def _document(document: object, line: int, text: str, line_of) -> Iterator[Span | Bad]:
+def _document(document: object, line: int, text: str, line_of) -> Iterator[Span | Bad | Empty]:
     """The spans of one parsed document: a TracesData/ExportTraceServiceRequest, or one console span."""
     if isinstance(document, dict) and _has(document, "resourceSpans"):
         yield from _traces_data(document, line, text, line_of)
@@ -204,7 +211,7 @@ def _get(container: object, camel: str, default):
     return value
 
 
-def _traces_data(document: dict, line: int, text: str, line_of) -> Iterator[Span | Bad]:
+def _traces_data(document: dict, line: int, text: str, line_of) -> Iterator[Span | Bad | Empty]:
     try:
         resource_spans = _get(document, "resourceSpans", [])
         found = []
@@ -216,6 +223,9 @@ def _traces_data(document: dict, line: int, text: str, line_of) -> Iterator[Span
                     found.append((raw, resource))
     except _Malformed as exc:
         yield Bad(line, str(exc), text)
+        return
+    if not found:
+        yield Empty(line)
         return
     searched = 0
     for raw, resource in found:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from nonatomic import __version__
 from nonatomic.replay.report.assets import CSS, SCRIPT, content_security_policy
 from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, extras, seconds,
-                                           spans_line)
+                                           summary_value)
 from nonatomic.replay.report.svg import escape_html, legend, overview, svg
 from nonatomic.rules.severity import SEVERITIES, rank
 
@@ -65,7 +65,7 @@ def _page(title: str, body: list[str], with_script: bool) -> str:
 
 def _summary(summary: Mapping, by_severity: Mapping[str, int]) -> str:
     cells = [*summary.items(), *((s, by_severity.get(s, 0)) for s in SEVERITIES)]
-    items = "".join(f"<div><dt>{escape_html(k)}</dt><dd>{escape_html(spans_line(v) if k == 'spans' else v)}</dd></div>"
+    items = "".join(f"<div><dt>{escape_html(k)}</dt><dd>{escape_html(summary_value(k, v))}</dd></div>"
                     for k, v in cells)
     return (f'<p class="meta">nonatomic {escape_html(__version__)}: lines read = events + quarantined '
             f'({escape_html(summary["lines"])} = {escape_html(summary["events"])} + {escape_html(summary["quarantined"])})</p>'

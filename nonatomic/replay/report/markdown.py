@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, clock, duration, evidence,
-                                           extras, seconds, spans_line, when)
+                                           extras, seconds, summary_value, when)
 from nonatomic.replay.report.scale import Scale
 from nonatomic.replay.report.text import clean
 
@@ -129,7 +129,7 @@ def report(summary: dict, groups: list[CodeGroups], quarantine: list[dict]) -> s
     """Findings by code, then tool, lock or task: a table of the groups, then the first few of each."""
     out = ["# nonatomic replay", "", "| " + " | ".join(summary) + " |",
            "|" + "---|" * len(summary),
-           "| " + " | ".join(md(spans_line(v)) if k == "spans" else str(v) for k, v in summary.items()) + " |", ""]
+           "| " + " | ".join(md(summary_value(k, v)) for k, v in summary.items()) + " |", ""]
     out += ["## Findings", ""]
     if not groups:
         out.append("No findings.")

@@ -12,6 +12,8 @@ from datetime import date, datetime, timezone
 
 TEXT_QUARANTINE_SHOWN = 20
 """Quarantined lines listed in text/Markdown/HTML; JSON lists them all."""
+CHANGED_FILES_SHOWN = 5
+"""Grown or replaced files of a kept database named in a human report's summary."""
 GROUP_SHOWN = 5
 """Findings shown in full per group (a code and one tool, lock or task) in text/Markdown/HTML."""
 GROUPS_SHOWN = 20
@@ -192,8 +194,26 @@ def cite(event: Mapping) -> str:
 def spans_line(spans: Mapping) -> str:
     """The spans a run read from traces, for the human formats."""
     kinds = ", ".join(f"{kind} {n}" for kind, n in spans["ignored_by_kind"].items())
+    spanless = spans.get("documents_without_spans")
     return (f"{spans['read']} span(s) read = {spans['tool']} tool span(s) + {spans['ignored']} ignored"
-            + (f" ({kinds})" if kinds else ""))
+            + (f" ({kinds})" if kinds else "") + (f"; {spanless} trace document(s) without spans" if spanless else ""))
+
+
+def changes_line(changes: Mapping) -> str:
+    """What a run into a kept database did to each file (new, grown, replaced, unchanged ->
+    files), for the human formats: counts, and the names of the files grown or replaced."""
+    def named(files: list) -> str:
+        more = ", ..." if len(files) > CHANGED_FILES_SHOWN else ""
+        return f" ({', '.join(files[:CHANGED_FILES_SHOWN])}{more})"
+
+    return "; ".join(f"{change} {len(files)}" + (named(files) if change in ("grown", "replaced") else "")
+                     for change, files in changes.items() if files)
+
+
+def summary_value(key: str, value: object) -> object:
+    """A summary value for a table cell: the nested ones (spans, changes) in words."""
+    in_words = {"spans": spans_line, "changes": changes_line}.get(key)
+    return in_words(value) if in_words else value
 
 
 def evidence(finding: Mapping) -> str:

@@ -17,8 +17,8 @@ import textwrap
 
 import click
 
-from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, cite, clock, duration,
-                                           evidence, extras, seconds, spans_line, when)
+from nonatomic.replay.report.model import (TEXT_QUARANTINE_SHOWN, CodeGroups, Row, Timeline, changes_line, cite, clock,
+                                           duration, evidence, extras, seconds, spans_line, when)
 from nonatomic.replay.report.scale import Scale
 from nonatomic.rules.severity import COLOURS as SEVERITY_COLOURS
 
@@ -221,9 +221,5 @@ def _counts_line(summary: dict) -> str:
         line = f"{clean(spans_line(summary['spans']))}\n{line}"
     changes = summary.get("changes")  # a kept database: what this run did to each file
     if changes:
-        line += "\nThis run: " + "; ".join(
-            f"{change} {len(files)}" + (f" ({', '.join(files[:5])}{', ...' if len(files) > 5 else ''})"
-                                         if change in ("grown", "replaced") else "")
-            for change, files in changes.items() if files
-        )
+        line += "\nThis run: " + clean(changes_line(changes))
     return line

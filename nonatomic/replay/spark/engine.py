@@ -24,8 +24,10 @@ from nonatomic.replay.api import keep
 from nonatomic.replay.detect import choose, shape_grouped, witness_ids
 from nonatomic.replay.findings import Findings
 from nonatomic.replay.ingest import IngestResult
+from nonatomic.replay.ingest.fields import CITED
 from nonatomic.replay.notices import STEPS_SQL, steps_notice
 from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
+from nonatomic.replay.spark.ingest import CITED_VIEW
 from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OP_NAMES
@@ -154,5 +156,8 @@ def _evidence(spark, ids: set[int]) -> dict[int, dict]:
         return {}
     wanted = spark.createDataFrame([(i,) for i in sorted(ids)], "event_id long")
     rows = (spark.table("events").join(F.broadcast(wanted), "event_id")
-            .select("event_id", "file", "line", F.date_format("ts", _TS_FORMAT).alias("ts")).collect())
-    return {r["event_id"]: r.asDict() for r in rows}
+            .join(spark.table(CITED_VIEW), "event_id", "left")
+            .select("event_id", "file", "line", F.date_format("ts", _TS_FORMAT).alias("ts"), *CITED).collect())
+    # as the DuckDB engine's evidence: the trace and span ids only of an event with a span id
+    return {r["event_id"]: {k: v for k, v in r.asDict().items() if k not in CITED or r[CITED[-1]] is not None}
+            for r in rows}

@@ -31,7 +31,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from nonatomic.replay.ingest import IngestResult, ledger
-from nonatomic.replay.ingest.fields import FIELDS
+from nonatomic.replay.ingest.fields import CITED, FIELDS
 from nonatomic.replay.ingest.inputs import InputError, discover
 from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.records import RAW_KEPT, missing_reason
@@ -39,6 +39,8 @@ from nonatomic.replay.spark.convert import problem, reason, typed
 from nonatomic.rules.replay.views import EVENT_ROWS
 
 FORMATS = ("jsonl", "parquet")
+CITED_VIEW = "nr_cited"
+"""The events' extra fields the evidence cites (fields.CITED), by event id: DuckDB keeps them in `extra`."""
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
 _JSON_OPTIONS = {"allowSingleQuotes": "false", "allowNonNumericNumbers": "false"}
 """Spark's JSON parser accepts both by default; the JSON standard (and DuckDB) does not."""
@@ -89,9 +91,11 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
     # Partitioned by task once: every stage's window partitions by the task first and reuses this
     # partitioning instead of shuffling again; persisted, as the stages, the evidence and the
     # summary each read it.
-    events = records.where("good").join(F.broadcast(based), "file").select(
-        (F.col("base") + F.col("line")).alias("event_id"), "file", "line", *FIELDS) \
-        .repartition("task_id").persist(StorageLevel.MEMORY_AND_DISK)
+    good = records.where("good").join(F.broadcast(based), "file").withColumn("event_id", F.col("base") + F.col("line"))
+    events = good.select("event_id", "file", "line", *FIELDS).repartition("task_id") \
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    # read only for the witnesses of findings, so neither persisted nor carried through the stages
+    good.where(F.col(CITED[-1]).isNotNull()).select("event_id", *CITED).createOrReplaceTempView(CITED_VIEW)
     # The stages read the stored rows, which in Spark are the events themselves.
     for view in ("events", EVENT_ROWS):
         events.createOrReplaceTempView(view)
@@ -147,7 +151,8 @@ def _jsonl_records(spark, files: list[_File], mapping: FieldMapping, max_line_by
         F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("id"))
     lines = raw.join(F.broadcast(_line_shifts(spark, files, raw)), ["uri", "block"]).select(
         "file", (F.col("id") + F.col("shift")).alias("line"), "text", "truncated_line")
-    names = list(dict.fromkeys(name for f in FIELDS for name in mapping.sources(f)))
+    cited = [name for name in CITED if name not in mapping.consumed()]
+    names = list(dict.fromkeys([*(name for f in FIELDS for name in mapping.sources(f)), *cited]))
     schema = T.StructType([T.StructField(name, T.StringType()) for name in names])
     text = F.col("text")
     wrapped = F.concat(F.lit("["), text, F.lit("]"))
@@ -163,7 +168,8 @@ def _jsonl_records(spark, files: list[_File], mapping: FieldMapping, max_line_by
                     F.lit("truncated last line: invalid JSON")).otherwise(broken)
     parsed = F.from_json(text, schema, _JSON_OPTIONS)
     sources = {f: ([parsed[name] for name in mapping.sources(f)], None) for f in FIELDS}
-    return _records(lines, sources, mapping, broken=broken, blank=F.trim(text) == "", raw=text)
+    return _records(lines, sources, mapping, broken=broken, blank=F.trim(text) == "", raw=text,
+                    cited={name: parsed[name] for name in cited})
 
 
 def _line_shifts(spark, files: list[_File], raw: DataFrame) -> DataFrame:
@@ -196,11 +202,13 @@ def _parquet_records(spark, files: list[_File], mapping: FieldMapping, max_line_
         else:  # aliases of one field can differ in type: text is what they share
             sources[f] = ([F.col("r")[name].cast("string") for name in present], None)
     return _records(rows, sources, mapping, broken=F.lit(None).cast("string"), blank=F.lit(False),
-                    raw=F.to_json("r"))
+                    raw=F.to_json("r"), cited={name: F.col("r")[name].cast("string") for name in CITED
+                                               if name in columns and name not in mapping.consumed()})
 
 
-def _records(rows: DataFrame, sources: dict, mapping: FieldMapping, broken, blank, raw) -> DataFrame:
-    """`file, line`, the typed event columns, `blank`, `reason` and (for quarantined lines) `raw`."""
+def _records(rows: DataFrame, sources: dict, mapping: FieldMapping, broken, blank, raw, cited: dict) -> DataFrame:
+    """`file, line`, the typed event columns, `blank`, `reason`, (for quarantined lines) `raw`, and the
+    fields.CITED extras as text (`cited`: those the rows have)."""
     columns, problems = [], []
     for f in FIELDS:
         candidates, kind = sources[f]
@@ -212,5 +220,6 @@ def _records(rows: DataFrame, sources: dict, mapping: FieldMapping, broken, blan
             problems.append(check)
     # A blank line is not counted and not an event: it has no reason to be quarantined either.
     why = F.when(~blank, reason(broken, problems))
+    extras = [cited.get(name, F.lit(None).cast("string")).alias(name) for name in CITED]
     return rows.select("file", "line", *columns, blank.alias("blank"), why.alias("reason"),
-                       F.when(why.isNotNull(), F.substring(raw, 1, RAW_KEPT)).alias("raw"))
+                       F.when(why.isNotNull(), F.substring(raw, 1, RAW_KEPT)).alias("raw"), *extras)

@@ -63,14 +63,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
     A raw HTTP call is judged by its method. A PUT or DELETE is `info`: both
     are idempotent (RFC 9110), a repeat puts the same state or deletes what is
-    gone. A POST or PATCH through a generic client (`requests.post(url)`,
+    gone. A POST through a generic client (`requests.post(url)`,
     `self._client.post(self.url)`) whose URL is not a literal naming the
-    endpoint is a `warning`: the write is inferred from the verb, and POST is
-    also how queries are sent. A POST that asks a model or runs a query (its
-    URL says `/chat/completions`, `/embeddings`, `/classify`, `/generate`,
+    endpoint (nor a local bound once to one) is a `warning`: the write is
+    inferred from the verb, and POST is also how queries are sent; such a PATCH
+    is `info`, since most set fields. A POST that asks a model or runs a query
+    (its URL says `/chat/completions`, `/embeddings`, `/classify`, `/generate`,
     `/search`, `/graphql` without a `mutation`, `/v1/messages` with a `model`;
-    or the function it is in is named `_classify`, `get_embeddings`,
-    `search_docs`) is not a write at all.
+    the function it is in is named `_classify`, `get_embeddings`, `search_docs`;
+    or it is a method of a class named for a model, `ApigeeLlm`,
+    `RemoteClassifier`) is not a write at all.
 
     ## Example
     ```python
@@ -536,7 +538,27 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 query = "query { viewer { assignedIssues { nodes { id title } } } }"
                 return requests.post("https://api.linear.app/graphql", json={"query": query}, timeout=30)
             """,
+        # A method of a class named for a model client posts to the model: inference, not a
+        # write, though its URL is a variable.
+        """
+            import httpx
+            import tenacity
+
+            class GatewayLlm:
+                def __init__(self, url: str):
+                    self._url = url
+                    self._client = httpx.AsyncClient(timeout=60)
+
+                async def _post_with_retry(self, payload: dict) -> httpx.Response:
+                    async for attempt in tenacity.AsyncRetrying(stop=tenacity.stop_after_attempt(3),
+                                                                wait=tenacity.wait_random_exponential(max=20)):
+                        with attempt:
+                            response = await self._client.post(self._url, json=payload)
+                            response.raise_for_status()
+                            return response
+            """,
     ]
+
     INVALID = [
         # The same executor given a statement that writes is a write repeated by the loop.
         Invalid(
@@ -937,6 +959,31 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     def deliver(self, event: dict):
                         return self._client.post(self.url, json=event)
                 """, line=12, severity="warning"),
+        # A PATCH to a URL held in a variable: most set fields, a repeat sets them again.
+        Invalid("""
+
+                import httpx
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+                class MonitorClient:
+                    def __init__(self, base: str):
+                        self._client = httpx.Client(base_url=base, timeout=10)
+
+                    @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+                    def update(self, path: str, fields: dict):
+                        return self._client.patch(path, json=fields)
+                """, line=11, severity="info"),
+        # The URL is a local bound once to a literal that names the endpoint: a known write.
+        Invalid("""
+
+                import requests
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+                @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+                def send_text(base, phone_id, to, body):
+                    url = f"{base}/v19.0/{phone_id}/messages"
+                    return requests.post(url=url, json={"to": to, "text": {"body": body}}, timeout=10)
+                """, line=8),
         # A GraphQL mutation is a write, whatever the endpoint is called.
         Invalid("""
 

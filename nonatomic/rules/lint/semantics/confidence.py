@@ -8,9 +8,10 @@ retry from its shape alone) the finding is still reported, with the chain in its
 message, at `INFERRED` severity: shown, never failing a build set to fail on warnings.
 
 A raw HTTP call is judged by its method.  A PUT or DELETE is idempotent (RFC 9110,
-9.2.2): a repeat puts or deletes the same state again, so it is `INFERRED`.  A POST or
-PATCH whose URL is a variable is a write inferred from the verb alone (POST is also how
-searches and model calls are sent): `VERB_ONLY`, below an error.
+9.2.2): a repeat puts or deletes the same state again, so it is `INFERRED`.  A POST whose
+URL is a variable is a write inferred from the verb alone (POST is also how searches and
+model calls are sent): `VERB_ONLY`, below an error.  A PATCH whose URL is a variable is
+`INFERRED`: most set fields, and a repeat sets them again.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool 
         return INFERRED
     if not all(scope.known for scope in scopes):
         return INFERRED
-    return VERB_ONLY if write is not None and write.http and not write.named else None
+    if write is not None and write.http and not write.named:
+        return VERB_ONLY if write.http == "POST" else INFERRED
+    return None
 
 
 def write_note(write: Write) -> str:
@@ -43,7 +46,7 @@ def write_note(write: Write) -> str:
     if write.http in IDEMPOTENT_METHODS:
         return f" (an HTTP {write.http}, idempotent: a repeat {IDEMPOTENT_METHODS[write.http]})"
     if write.http and not write.named:
-        also = ", and POST is also used for queries" if write.http == "POST" else ""
+        also = ", and POST is also used for queries" if write.http == "POST" else ", and most PATCHes set fields"
         return f" (inferred from the HTTP verb: the URL does not name the endpoint{also})"
     return ""
 

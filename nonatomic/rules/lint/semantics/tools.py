@@ -75,6 +75,7 @@ class ToolRegistry(NameLevels):
         self.inference_paths = tuple(pack["inference_paths"])
         self.inference_paths_with_model = tuple(pack["inference_paths_with_model"])
         self.inference_names = set(pack["inference_names"])
+        self.inference_classes = set(pack["inference_classes"])
         self.statement_methods = set(pack["statement_methods"])
         self.read_statements = set(pack["read_statements"])
         self.statement_writes = set(pack["statement_writes"])
@@ -142,7 +143,7 @@ class ToolRegistry(NameLevels):
             sdk = self._sdk_write(callee, method, carrier, where, model)
             if sdk is not None:
                 level, verb = sdk
-                return self._http_write(shown, level, verb, carrier) if level != "none" else None
+                return self._http_write(shown, level, verb, carrier, where) if level != "none" else None
             if callee.split(".", 1)[0] in self.not_tools:
                 return None
         facts = model.target_function(target, where)
@@ -169,7 +170,7 @@ class ToolRegistry(NameLevels):
         verb = method.upper() if method.upper() in _HTTP_WRITES else None
         if verb is not None and not self._external(verb, carrier, where, model):
             return None
-        return self._http_write(shown, level, verb, carrier, known=client and level != "low")
+        return self._http_write(shown, level, verb, carrier, where, known=client and level != "low")
 
     def _reads_statement(self, carrier: cst.Call) -> bool:
         """The call's first argument is a statement text that only reads (its literal
@@ -180,8 +181,9 @@ class ToolRegistry(NameLevels):
         words = re.findall(r"[a-z_]+", text.lower()) if text else []
         return bool(words) and words[0] in self.read_statements and not set(words) & self.statement_writes
 
-    def _http_write(self, shown: str, level: str, verb: str | None, carrier: cst.Call, *, known: bool = True) -> Write:
-        named = verb is not None and _names_endpoint(_url_of(carrier))
+    def _http_write(self, shown: str, level: str, verb: str | None, carrier: cst.Call, where: FunctionFacts | None,
+                    *, known: bool = True) -> Write:
+        named = verb is not None and _names_endpoint(_url_of(carrier, where))
         return Write(shown, level, known=known, http=verb, named=named)
 
     def _dispatched(self, method: str, carrier: cst.Call) -> Write | None:
@@ -249,7 +251,7 @@ class ToolRegistry(NameLevels):
     def _external(self, verb: str, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) -> bool:
         """An HTTP write that changes something outside: not to this machine, and not a
         POST that asks a model or runs a query (by its URL or the function it is in)."""
-        text = _string_start(url) if (url := _url_of(carrier)) is not None else None
+        text = _string_start(url) if (url := _url_of(carrier, where)) is not None else None
         if text is not None and any(host in text for host in self.local_hosts):
             return False
         return verb != "POST" or not (self._inference_url(text, carrier, where, model) or self._inference_name(where))
@@ -266,10 +268,14 @@ class ToolRegistry(NameLevels):
 
     def _inference_name(self, where: FunctionFacts | None) -> bool:
         """The function the call is written in (a lambda's enclosing one) is named for
-        inference or a query: `_classify`, `get_embeddings`, `search_documents`."""
+        inference or a query (`_classify`, `get_embeddings`, `search_documents`), or is a
+        method of a class named for a model (`ApigeeLlm`, `TypesafeClassifier`)."""
         while where is not None and not where.name:
             where = where.parent
-        return where is not None and bool(set(word_list(where.name)) & self.inference_names)
+        if where is None:
+            return False
+        model_class = where.class_name is not None and set(word_list(where.class_name)) & self.inference_classes
+        return bool(set(word_list(where.name)) & self.inference_names or model_class)
 
     def function_write(self, facts: FunctionFacts, model: ModuleModel) -> Write | None:
         """A module function or tool is a write when its tool name or its body says so."""
@@ -406,18 +412,23 @@ def _max_level(a: str, b: str) -> str:
 _PATH_GRAPHQL = "/graphql"
 
 
-def _url_of(carrier: cst.Call) -> cst.BaseExpression | None:
+def _url_of(carrier: cst.Call, where: FunctionFacts | None) -> cst.BaseExpression | None:
     """The URL an HTTP call is given: `url=`, else its first positional argument that is
-    not the method (`request("POST", url)`)."""
+    not the method (`request("POST", url)`); a local bound once (`url = f"{base}/messages"`)
+    stands for its value."""
+    url = None
     keyword = calls.keyword(carrier, "url")
     if keyword is not None:
-        return keyword.value
-    for arg in carrier.args:
+        url = keyword.value
+    for arg in carrier.args if url is None else ():
         if arg.keyword is None and not arg.star:
             text = _string_start(arg.value)
             if text is None or text.upper() not in _HTTP_METHODS:
-                return arg.value
-    return None
+                url = arg.value
+                break
+    if isinstance(url, cst.Name) and where is not None and len(values := where.values_of(url.value)) == 1:
+        return values[0]
+    return url
 
 
 def _names_endpoint(url: cst.BaseExpression | None) -> bool:
