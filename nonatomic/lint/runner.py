@@ -22,7 +22,7 @@ from nonatomic.lint.config import LintSettings
 from nonatomic.lint.findings import Finding, OverBudget, RuleCrash, Unparsable, fingerprint
 from nonatomic.lint.globs import matches_any
 from nonatomic.rules.lint.catalogue import CATALOGUE, entry_for
-from nonatomic.rules.lint.triggers.gates import Gate, SyntaxIndex
+from nonatomic.rules.lint.triggers.gates import Gate, SyntaxIndex, deeper_than
 from nonatomic.rules.lint.triggers.prefilters import Prefilter, with_line_feeds
 
 if TYPE_CHECKING:
@@ -239,19 +239,9 @@ def _too_much(data: bytes, tree: ast.Module | None, max_file_bytes: int) -> str 
         return f"larger than max-file-bytes ({max_file_bytes})"
     if len(data) > MAX_LINE_BYTES and max(map(len, data.split(b"\n"))) > MAX_LINE_BYTES:
         return f"a line over {MAX_LINE_BYTES} bytes"
-    if tree is not None and _deeper_than(tree, MAX_TREE_DEPTH):
+    if tree is not None and deeper_than(tree, MAX_TREE_DEPTH):
         return f"nested more than {MAX_TREE_DEPTH} levels deep"
     return None
-
-
-def _deeper_than(tree: ast.AST, limit: int) -> bool:
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return False
 
 
 def _where_libcst_fails(error: Unparsable) -> str:

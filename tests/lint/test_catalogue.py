@@ -185,12 +185,30 @@ GATE_CASES = {
     ),
     "class_container": (
         [
-            "class A:\n    seen = []\n",
-            "from collections import defaultdict as dd\nclass A:\n    if X:\n        by_id = dd(list)\n",
+            "class A:\n    seen = []\n    def add(self, x):\n        self.seen.append(x)\n",
+            "from collections import defaultdict as dd\nclass A:\n    if X:\n        by_id = dd(list)\n"
+            "    def put(me, k, v):\n        me.by_id[k].append(v)\n",
+            "class A:\n    a, b = [], {}\n    @classmethod\n    def f(cls):\n        cls.b['k'] = 1\n",
         ],
         [
             "class A:\n    def __init__(self):\n        self.seen = []\n",
             "class A:\n    name = 'a'\n    limits = (1, 2)\n",
+            "class A:\n    seen = []\n    def size(self):\n        return len(A)\n",  # never used through a name
+        ],
+    ),
+    "lock_command": (
+        [
+            "r.set(key, token, nx=True)\n",
+            "r.set(key, token, None, None, True)\n",
+            "client.setnx(key, 1)\n",
+            "with conn.lock('report'):\n    pass\n",
+            "from redis_lock import Lock as RLock\n",
+            "import redis_lock\nlock = redis_lock.Lock(conn, 'k')\n",
+        ],
+        [
+            "r.set(key, token, ex=10)\n",  # no NX: a plain write
+            "r.delete(key)\nr.get(key)\n",
+            "cache.set(key, value)\n",
         ],
     ),
     "bounded_wait": (

@@ -10,6 +10,7 @@ triple-quoted strings indented with the code around them (see `source`).
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -100,6 +101,12 @@ class LintRule(cst.BatchableCSTVisitor):
         """Where `node` is in the source (positions are computed on first use)."""
         assert self.tree_metadata is not None
         return self.tree_metadata.position(node)
+
+    def place(self, nodes: Iterable[cst.CSTNode]) -> None:
+        """Computes the positions of `nodes` at once: before asking `line_of` for many
+        nodes, so the statements around them are found in one walk, not one each."""
+        assert self.tree_metadata is not None
+        self.tree_metadata.place(nodes)
 
     def line_of(self, node: cst.CSTNode) -> int:
         """The 1-based line where `node` starts."""

@@ -178,10 +178,10 @@ CATALOGUE: tuple[Entry, ...] = (
         gate=_always(gates.class_container),
     ),
     Entry(
-        "NA401", "lock-without-ttl", "error", prefilter=_REDIS,
+        "NA401", "lock-without-ttl", "error", prefilter=_REDIS, gate=_always(gates.lock_command),
         options={"fix-ttl-ms": positive_int, "fix-lock-timeout": positive_number},
     ),
-    Entry("NA402", "unsafe-lock-release", "error", prefilter=_REDIS),
+    Entry("NA402", "unsafe-lock-release", "error", prefilter=_REDIS, gate=_always(gates.lock_command)),
     Entry("NA403", "state-without-ttl", "warning", default_on=False, prefilter=_REDIS, options={"state-words": strings}),
 )
 _BY_CODE = {entry.code: entry for entry in CATALOGUE}

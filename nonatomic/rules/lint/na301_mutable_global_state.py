@@ -715,10 +715,15 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 if all(site[1] is not function for site in sites.get(name, [])):
                     sites.setdefault(name, []).append((node, function, True))
         # Globals whose first site is the same statement (`global a, b`) share one finding.
+        kept = {
+            name: [site for site in found if not state.shared_on_purpose(site[1])]
+            for name, found in sites.items()
+            if not state.once_flag(name)
+        }
+        self.place(site[0] for found in kept.values() for site in found)
         findings: dict[int, list[tuple[str, list[tuple[cst.CSTNode, _Function, bool]]]]] = {}
-        for name, found in sites.items():
-            found = [site for site in found if not state.shared_on_purpose(site[1])]
-            if not found or state.once_flag(name):
+        for name, found in kept.items():
+            if not found:
                 continue
             found.sort(key=lambda site: self._line(site[0]))
             findings.setdefault(id(found[0][0]), []).append((name, found))

@@ -380,6 +380,9 @@ class MutableClassState(state.ScopeTracker, LintRule):
                 continue
             if not state.once_flag(name):
                 sites.setdefault(name, []).append((mutation, method))
+        self.place(
+            node for name, found in sites.items() for node in (*(site[0] for site in found), info.attributes[name][1])
+        )
         for name, found in sites.items():
             found.sort(key=lambda site: self.line_of(site[0]))
             mutation, method = found[0]

@@ -165,8 +165,13 @@ def retry_loop(
     """The retry shape of a hand-written loop, or None when it is not a retry loop."""
     body = _Body(is_sleep)
     walk.visit(loop.body, body)
-    if by_design(loop, body):
-        return None
+    shape = _shape(loop, body, is_counter, is_sleep)
+    # By design last: it reads the whole body, and most loops iterate over work.
+    return None if shape is None or by_design(loop, body) else shape
+
+
+def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.BaseExpression], bool],
+           is_sleep: Callable[[cst.Call], bool]) -> LoopShape | None:
     flags: set[str] = set()  # `while not done: ... done = True`
     if isinstance(loop, cst.For):
         if not is_counter(loop.iter) or _picks_work(loop, body):

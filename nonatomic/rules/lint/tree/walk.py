@@ -221,6 +221,11 @@ class Metadata:
         """Where `node` is: from `positions`, else from libcst's whole-module pass."""
         return (self.positions or self.resolve(PositionProvider))[node]
 
+    def place(self, nodes: Iterable[CSTNode]) -> None:
+        """Positions of `nodes` computed together (the whole-module pass does them all anyway)."""
+        if self.positions is not None:
+            self.positions.place(nodes)
+
     def resolve(self, provider: type) -> Mapping[CSTNode, Any]:
         return self.resolve_many([provider])[provider]
 

@@ -56,6 +56,24 @@ def nodes_under(node: ast.AST) -> Iterator[ast.AST]:
         _pushed(node, stack)
 
 
+def deeper_than(tree: ast.AST, limit: int) -> bool:
+    """Whether `tree` (at depth 1) has a node deeper than `limit`, counting contexts and
+    operators as ast.iter_child_nodes does.  Those are leaves, so the walk leaves them
+    out and only asks a node at the limit whether it has any child at all."""
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    children: list[ast.AST] = []
+    while stack:
+        node, depth = stack.pop()
+        if depth >= limit:
+            if depth > limit or next(ast.iter_child_nodes(node), None) is not None:
+                return True
+            continue
+        _pushed(node, children)
+        stack.extend([(child, depth + 1) for child in children])
+        children.clear()
+    return False
+
+
 def outside(nodes: Iterable[ast.AST], skipped: tuple[type, ...]) -> Iterator[ast.AST]:
     """`nodes` and what is under them, not entering (nor yielding) nodes of the `skipped` types."""
     stack = list(nodes)
@@ -350,12 +368,28 @@ _CONTAINER_LITERALS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, 
 
 
 def class_container(index: SyntaxIndex) -> bool:
-    """NA302: a class body that binds a fresh mutable container."""
-    return any(
-        _binds_container(inner, index)
-        for node in index.of(ast.ClassDef)
-        for inner in outside(node.body, _NESTED)
-    )
+    """NA302: a class body that binds a fresh mutable container to a name that the
+    class uses as an attribute of a plain name (`self.seen`, `cls.seen`: every
+    mutation the rule reports goes through one, in a method of the class)."""
+    for node in index.of(ast.ClassDef):
+        bound = {
+            target.id
+            for inner in outside(node.body, _NESTED)
+            if _binds_container(inner, index)
+            for target in _targets(inner)
+            for target in nodes_under(target)
+            if isinstance(target, ast.Name)
+        }
+        if bound and any(
+            isinstance(inner, ast.Attribute) and inner.attr in bound and isinstance(inner.value, ast.Name)
+            for inner in nodes_under(node)
+        ):
+            return True
+    return False
+
+
+def _targets(node: ast.Assign | ast.AnnAssign | ast.NamedExpr) -> list[ast.expr]:
+    return node.targets if isinstance(node, ast.Assign) else [node.target]
 
 
 def _binds_container(node: ast.AST, index: SyntaxIndex) -> bool:
@@ -394,7 +428,7 @@ def mutated_global(index: SyntaxIndex) -> bool:
         target.id
         for statement in outside(index.tree.body, _NESTED)
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _binds_container(statement, index)
-        for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+        for target in _targets(statement)
         for target in nodes_under(target)
         if isinstance(target, ast.Name)
     }
@@ -448,3 +482,32 @@ def bounded_wait(index: SyntaxIndex) -> bool:
         elif called == "result":
             guarded = guarded or bool(call.args or call.keywords)
     return guarded and bool(index.of(*_TRY))
+
+
+# The lock commands of NA401 and NA402 (`lock`, `setnx`, `set` given `nx`), called on a
+# receiver, and the name of the lock classes NA401 knows (`redis.lock.Lock`, `redis_lock.Lock`).
+_LOCK_METHODS = frozenset({"lock", "setnx"})
+_LOCK_CLASS = "Lock"
+_SET_NX_POSITION = 4  # set(name, value, ex, px, nx, ...)
+
+
+def lock_command(index: SyntaxIndex) -> bool:
+    """NA401, NA402: a call of a lock command on some receiver (`r.setnx(k, v)`,
+    `client.lock(name)`, `r.set(k, v, nx=True)`, or `set` given `nx` by position or
+    through `*`/`**`), or the name `Lock` anywhere (imported, called or held)."""
+    for call in index.of(ast.Call):
+        if not isinstance(call.func, ast.Attribute):
+            continue
+        if call.func.attr in _LOCK_METHODS:
+            return True
+        if call.func.attr == "set" and (
+            len(call.args) > _SET_NX_POSITION
+            or any(keyword.arg in ("nx", None) for keyword in call.keywords)
+            or any(isinstance(arg, ast.Starred) for arg in call.args)
+        ):
+            return True
+    return (
+        any(node.attr == _LOCK_CLASS for node in index.of(ast.Attribute))
+        or any(node.id == _LOCK_CLASS for node in index.of(ast.Name))
+        or any(alias.name == _LOCK_CLASS for node in index.of(ast.ImportFrom) for alias in node.names)
+    )
