@@ -19,6 +19,10 @@ from nonatomic.rules.lint.triggers.gates import CACHE_WORDS, RESULT_WORDS, STORE
 _RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "metrics", "counter",
                  "counters", "stats", "log", "logs", "history", "attempts", "retries", "dlq", "state",
                  "status"}
+# Keys that say a result store answers a repeated request (`results[request_id]`,
+# `responses[idem_key]`): without one, a store named only for results is a hand-back slot or
+# a run's table of outcomes (`results[cmd_id]` popped by the waiting caller) as often as a cache.
+_REQUEST_KEY_WORDS = {"request", "key", "idempotency", "idem", "dedupe", "dedup", "fingerprint", "hash", "digest"}
 # What a stored failure is spelled with.
 _FAILURE_WORDS = {"error", "err", "errors", "fail", "failed", "failure", "exception", "exc",
                   "timeout", "timed", "traceback"}
@@ -67,8 +71,11 @@ class FailureCachedAsResult(LintRule):
 
     ## Severity
     An error when the store is named a cache (`idempotency`, `cache`,
-    `dedupe`, `replay`, `memo`); a warning when it is named only like a result
-    store (`results`, `responses`, `outcome`).
+    `dedupe`, `replay`, `memo`). A store named only like a result store
+    (`results`, `responses`, `outcome`) is a warning when its key names a
+    request (`request_id`, `idem_key`, a hash), and `info` otherwise: keyed by a
+    command's or a worker's own id it is as often a slot that hands an outcome
+    back to the caller waiting for it, or a run's table of outcomes.
 
     ## Example
     ```python
@@ -232,17 +239,42 @@ class FailureCachedAsResult(LintRule):
                 """,
             line=8,
         ),
+        # Named only like a result store, keyed by the request: it answers a repeat.
         Invalid(
             """
                 RESPONSES = {}
 
-                def send(mailer, msg_id, msg):
+                def send(mailer, request_id, msg):
+                    if request_id in RESPONSES:
+                        return RESPONSES[request_id]
                     try:
-                        RESPONSES[msg_id] = mailer.send_email(msg)
+                        RESPONSES[request_id] = mailer.send_email(msg)
                     except Exception as err:
-                        RESPONSES[msg_id] = err
+                        RESPONSES[request_id] = err
+                    return RESPONSES[request_id]
                 """,
-            line=7, severity="warning"),
+            line=9, severity="warning"),
+        # Keyed by a command's own id, and taken out by the caller that waits for it: a
+        # hand-back slot as often as a cache, so info.
+        Invalid(
+            """
+                class BrowserThread:
+                    def __init__(self):
+                        self.results = {}
+
+                    def _serve(self, cmd_id, func):
+                        try:
+                            self.results[cmd_id] = (func(), None)
+                        except Exception as e:
+                            self.results[cmd_id] = (None, e)
+
+                    def wait(self, cmd_id):
+                        result, error = self.results.pop(cmd_id)
+                        if error:
+                            raise error
+                        return result
+                """,
+            line=9, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -295,7 +327,9 @@ class FailureCachedAsResult(LintRule):
             # `items[i:j] = ...` rewrites a list in place: not a keyed store.
             if isinstance(target.target, cst.Subscript) and not _sliced(target.target):
                 store = target.target.value
-                self._check(node, store, store, node.value, failures)
+                index = target.target.slice[0].slice
+                key = index.value if isinstance(index, cst.Index) else None
+                self._check(node, store, store, node.value, failures, key)
 
     def _check_store(self, call: cst.Call, failures: set[str]) -> None:
         func = call.func
@@ -312,22 +346,23 @@ class FailureCachedAsResult(LintRule):
             return
         # A Redis client named anything (`r.set(idem_key, ...)`): then the key says it is the cache.
         named = func.value if _cache_name(source(func.value)) or key is None else key
-        self._check(call, named, func.value, value, failures)
+        self._check(call, named, func.value, value, failures, key)
 
     def _check(self, node: cst.CSTNode, named: cst.BaseExpression, holder: cst.BaseExpression,
-               value: cst.BaseExpression, failures: set[str]) -> None:
+               value: cst.BaseExpression, failures: set[str], key: cst.BaseExpression | None) -> None:
         shown = source(named)
         if not _cache_name(shown, lasting=self._lasting(holder)) or not _failure(value, failures):
             return
         # Named a cache (`idempotency`, `cache`, `dedupe`): seen.  Named only like a result
-        # store (`results`, `responses`): inferred, a warning.
+        # store (`results`, `responses`): a warning when its key names a request, else info.
         cache = bool(words(shown) & CACHE_WORDS)
+        keyed = key is not None and bool(words(source(key)) & _REQUEST_KEY_WORDS)
         self.report(
             node,
             f"`{shown}` looks like an idempotency/result cache, and this stores a failure "
             f"(`{source(value)[:60]}`) from an `except` path: retries replay the failure, and a write that "
             "did happen stays reported as failed; cache only a success and drop the entry on failure",
-            severity=None if cache else "warning",
+            severity=None if cache else "warning" if keyed else "info",
         )
 
     def _lasting(self, holder: cst.BaseExpression) -> bool:

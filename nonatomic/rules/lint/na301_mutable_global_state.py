@@ -373,6 +373,39 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 \"\"\"Arm the idle timer. The caller holds the lock.\"\"\"
                 _state["deadline"] = deadline
             """,
+        # Named and documented for the lock its callers hold.
+        """
+
+            import threading
+
+            _job_lock = threading.Lock()
+            _next_ids: dict = {}
+
+            def _next_id_locked(conversation_id):
+                \"\"\"The next conversation-local id, while holding ``_job_lock``.\"\"\"
+                job_id = _next_ids.get(conversation_id, 1)
+                _next_ids[conversation_id] = job_id + 1
+                return job_id
+            """,
+        # A helper this module calls only inside `with <lock>:`: its callers serialise it.
+        """
+
+            import threading
+
+            _jobs_lock = threading.Lock()
+            _jobs: dict = {}
+
+            def _jobs_for(conversation_id):
+                return _jobs.setdefault(conversation_id, {})
+
+            def add_job(conversation_id, job):
+                with _jobs_lock:
+                    _jobs_for(conversation_id)[job.id] = job
+
+            def get_job(conversation_id, job_id):
+                with _jobs_lock:
+                    return _jobs_for(conversation_id).get(job_id)
+            """,
     ]
     INVALID = [
         Invalid("""
@@ -505,6 +538,31 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                         _cache[name] = build(name)
                     return _cache[name]
                 """, line=4, severity="info"),
+        # A memo keyed by a cache key is a memo, whatever it indexes (sessions here).
+        Invalid("""
+                _SESSION_INDEX = {}
+                def project_sessions(root):
+                    cache_key = str(root)
+                    _SESSION_INDEX[cache_key] = scan(root)
+                    return _SESSION_INDEX[cache_key]
+                """, line=4, severity="info"),
+        # The same helper called once outside the lock: not serialised.
+        Invalid("""
+                import threading
+
+                _jobs_lock = threading.Lock()
+                _jobs: dict = {}
+
+                def _jobs_for(conversation_id):
+                    return _jobs.setdefault(conversation_id, {})
+
+                def add_job(conversation_id, job):
+                    with _jobs_lock:
+                        _jobs_for(conversation_id)[job.id] = job
+
+                def count(conversation_id):
+                    return len(_jobs_for(conversation_id))
+                """, line=7),
         # `global` rebinding, reported at the `global` statement.
         Invalid("""
                 _client = None
@@ -570,6 +628,8 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         # Callee name -> names of the module-level functions calling it (None: import time,
         # _RUNTIME: a method, lambda or nested function).
         self._callers: dict[str, set[str | None]] = {}
+        # Functions called (or applied) somewhere outside any `with <lock>:` block.
+        self._called_unlocked: set[str] = set()
         self._mutations: list[tuple[cst.CSTNode, str, _Function]] = []
         self._registries: set[str] = set()  # globals that hold registered functions or classes
         self._reported_within: set[cst.CSTNode] = set()
@@ -618,6 +678,8 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         else:
             caller = _RUNTIME
         self._callers.setdefault(name, set()).add(caller)
+        if not self.locks_held:
+            self._called_unlocked.add(name)
 
     # -- mutations ----------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -716,7 +778,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                     sites.setdefault(name, []).append((node, function, True))
         # Globals whose first site is the same statement (`global a, b`) share one finding.
         kept = {
-            name: [site for site in found if not state.shared_on_purpose(site[1])]
+            name: [site for site in found if not state.shared_on_purpose(site[1]) and not self._only_locked(site[1])]
             for name, found in sites.items()
             if not state.once_flag(name)
         }
@@ -732,8 +794,10 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             names = [name for name, _ in group]
             others = [site[0] for _, found in group for site in found[1:] if site[0] is not node]
             keys = {key for name, found in group for site in found for key in self._key_names(site[0], name)}
-            # A `global` rebinding is a singleton, a flag or a setting, never a keyed store.
-            hazard = not rebinding and state.holds_request_data({*names, *keys})
+            # A `global` rebinding is a singleton, a flag or a setting, never a keyed store;
+            # a memo (`_index[cache_key] = ...`) keeps what a computation gave, whoever asked.
+            memo = any(_MEMO.search(name) for name in {*names, *keys})
+            hazard = not rebinding and not memo and state.holds_request_data({*names, *keys})
             message = self._global_message(names, function) if rebinding else self._mutation_message(names[0], function)
             self.report(
                 node,
@@ -757,6 +821,14 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 if isinstance(element.slice, cst.Index)
             ]
         return {n.value for value in values for n in walk.subtree(value) if isinstance(n, cst.Name)} - {container}
+
+    def _only_locked(self, function: _Function) -> bool:
+        """A module function that this module calls, and only inside `with <lock>:`
+        blocks: its writes are serialised by its callers' lock."""
+        if not isinstance(function, cst.FunctionDef) or function not in self._top_level:
+            return False
+        name = function.name.value
+        return name in self._callers and name not in self._called_unlocked
 
     def _registers(self, function: _Function) -> bool:
         """A decorator or class-creation hook: what it mutates is a registry."""

@@ -420,8 +420,10 @@ REQUEST_WORDS = frozenset({
 _ONCE_WORDS = frozenset({"warn", "warned", "warning", "warnings", "logged", "shown", "printed", "once",
                          "notified", "deprecation", "deprecated", "reported"})
 # A docstring saying the caller serialises access, or that a helper is for tests.
-_CALLER_LOCKS = re.compile(r"(caller|callers)\s+(must\s+)?(hold|holds|have|has)\b.*\block|\block\b.*\b(held|be held)\b",
-                           re.IGNORECASE | re.DOTALL)
+_CALLER_LOCKS = re.compile(
+    r"(caller|callers)\s+(must\s+)?(hold|holds|have|has)\b.*\block|\block\b.*\b(held|be held)\b"
+    r"|\b(while|when)\s+(holding|locked)\b|\bunder\s+(the\s+)?\S*lock\b",
+    re.IGNORECASE | re.DOTALL)
 _FOR_TESTS = re.compile(r"\b(for|in|from|by)\s+(the\s+)?(unit\s+)?tests?\b|\btest(ing)?\s+(only|helper)\b", re.IGNORECASE)
 _SIGNAL_PARAMS = frozenset({"signum", "sig", "signo", "signal_number", "signal"})
 
@@ -436,13 +438,15 @@ def once_flag(name: str) -> bool:
 
 def shared_on_purpose(function: cst.FunctionDef | cst.Lambda) -> bool:
     """A function whose own words say its writes to shared state are meant: documented
-    as called with the lock held, a helper for tests (`_reset_cache_for_tests`), the
+    (or named `*_locked`) as called with the lock held, a helper for tests (`_reset_cache_for_tests`), the
     module's PEP 562 `__getattr__` (a lazy import cache), or a signal handler (its exit
     flag is process-wide by nature)."""
     if not isinstance(function, cst.FunctionDef):
         return False
     name = function.name.value
     if name == "__getattr__" or set(word_list(name)) & {"test", "tests", "testing"}:
+        return True
+    if name.endswith("_locked"):  # `_next_id_locked()`: the convention for "call with the lock held"
         return True
     params = [p.name.value for p in function.params.params]
     if len(params) == 2 and params[0] in _SIGNAL_PARAMS and params[1] == "frame":
