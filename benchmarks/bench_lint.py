@@ -51,6 +51,9 @@ def parse_all(root: Path, jobs: int) -> None:
             pool.map(_parse, files, chunksize=8)
 
 
+PAIRS = 3
+
+
 def parse_timed(root: Path, jobs: int) -> float:
     return timed([sys.executable, __file__, "--parse", str(root), str(jobs)])
 
@@ -74,15 +77,22 @@ def main() -> None:
     lines = sum(path.read_bytes().count(b"\n") for path in files)
     print(f"corpus: {len(files)} files, {lines / 1e6:.2f} M lines")
 
-    def row(label: str, seconds: float) -> None:
-        print(f"  {label:<36} {seconds:7.2f} s  {len(files) / seconds:8.0f} files/s")
+    def row(label: str, seconds: float, note: str = "") -> None:
+        print(f"  {label:<36} {seconds:7.2f} s  {len(files) / seconds:8.0f} files/s  {note}")
 
-    row("libcst.parse_module, 1 process", parse_timed(root, 1))
-    row("libcst.parse_module, 2 processes", parse_timed(root, 2))
+    # Lint and parse in turn, PAIRS times each: the median of the pairwise ratios holds
+    # when the machine's speed drifts (other processes) during the run.
+    for jobs in (1, 2):
+        pairs = [(parse_timed(root, jobs),
+                  timed([*NONATOMIC, "lint", "--no-cache", "--exit-zero", "--jobs", str(jobs), "."], root))
+                 for _ in range(PAIRS)]
+        parse, lint = (statistics.median(side) for side in zip(*pairs))
+        ratio = statistics.median(b / a for a, b in pairs)
+        row(f"libcst.parse_module, {jobs} process{'es' if jobs > 1 else ''}", parse, f"median of {PAIRS}")
+        row(f"nonatomic lint --jobs {jobs} (cold)", lint, f"{ratio:.2f}x the parse (median of the pairs)")
     cache = root / ".nonatomic_cache"
     shutil.rmtree(cache, ignore_errors=True)
-    row("nonatomic lint --jobs 1 (cold)", timed([*NONATOMIC, "lint", "--no-cache", "--jobs", "1", "."], root))
-    row("nonatomic lint --jobs 2 (cold)", timed([*NONATOMIC, "lint", "--jobs", "2", "."], root))
+    timed([*NONATOMIC, "lint", "--jobs", "2", "."], root)  # fills the cache
     row("nonatomic lint (warm cache)", timed([*NONATOMIC, "lint", "--jobs", "2", "."], root))
     shutil.rmtree(cache, ignore_errors=True)
 
