@@ -1,8 +1,8 @@
 """Findings on code the rules were not tuned on: lint the validation half of the unseen
 corpus (`validation_corpus.py`) and print, per rule, how many findings of each severity.
 Its findings are what a blind review samples; this prints only the counts.  The holdout half
-was kept unseen until the validation half's review was read, and the fresh set until the
-holdout half's was."""
+was kept unseen until the validation half's review was read, the fresh set until the
+holdout half's was, and the second fresh set until the first's was."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ SEVERITIES = ("error", "warning", "info")
 
 
 def main() -> None:
-    for half in sys.argv[1:] or ("validation", "holdout", "fresh"):
+    for half in sys.argv[1:] or ("validation", "holdout", "fresh", "fresh2"):
         report(half)
 
 
