@@ -269,6 +269,64 @@ class RetryWithoutBackoff(LintRule):
             def publish(context):
                 BLOG_API.publish_post(context.op_config["post"], idempotency_key=context.run_id)
             """,
+        # Optimistic locking by its own words: the loop WATCHes the key each round (the
+        # exception comes from a helper), or its bound is named for it.
+        """
+            import redis.asyncio as aioredis
+
+            async def acquire_lease(client: aioredis.Redis, key, owner):
+                async with client.pipeline(transaction=True) as pipe:
+                    for _ in range(3):
+                        try:
+                            await pipe.watch(key)
+                            if await pipe.get(key):
+                                return False
+                            pipe.multi()
+                            pipe.set(key, owner, ex=600)
+                            await pipe.execute()
+                            return True
+                        except watch_error():
+                            continue
+                    return False
+
+            async def renew(client: aioredis.Redis, key, owner):
+                for _ in range(MAX_OPTIMISTIC_RETRY_COUNT):
+                    try:
+                        return await client.eval(RENEW, 1, key, owner)
+                    except aioredis.ResponseError:
+                        continue
+            """,
+        # The server says how long to wait (`retry_after` of a 429): its pacing, not a fixed wait.
+        """
+            import time
+            from telebot.apihelper import ApiTelegramException
+
+            def antiflood(function, *args, number_retries=5, **kwargs):
+                for _ in range(number_retries - 1):
+                    try:
+                        return function(*args, **kwargs)
+                    except ApiTelegramException as ex:
+                        if ex.error_code == 429:
+                            time.sleep(ex.result_json["parameters"]["retry_after"])
+                        else:
+                            raise
+                return function(*args, **kwargs)
+            """,
+        # The handler repairs what the attempt failed on (a script the server lost) before
+        # going round: no failing service to back off from.
+        """
+            import redis
+            import redis.asyncio as aioredis
+
+            class Script:
+                async def execute(self, client: aioredis.Redis, keys, args):
+                    for _ in range(3):
+                        try:
+                            return await client.evalsha(self._sha, len(keys), *keys, *args)
+                        except redis.exceptions.NoScriptError:
+                            await self.register(client)
+                    raise RuntimeError("could not reload the script")
+            """,
         # Redis optimistic locking: a transaction another client's write aborted (`WatchError`)
         # is run again at once, as the protocol has it; no service is failing.
         """
@@ -291,6 +349,20 @@ class RetryWithoutBackoff(LintRule):
             """,
     ]
     INVALID = [
+        # A constant named like the server's header is still the module's own fixed wait.
+        Invalid("""
+                import time
+                import requests
+
+                RETRY_AFTER = 5
+
+                def notify(session: requests.Session, url, event):
+                    for attempt in range(4):
+                        try:
+                            return session.post(url, json=event, timeout=10)
+                        except requests.ConnectionError:
+                            time.sleep(RETRY_AFTER)
+                """, line=11),
         # No retry word in sight: the loop's shape is the retry.
         Invalid(
             """

@@ -385,9 +385,21 @@ def _loop_wait(scope: RetryScope, model: ModuleModel) -> str | None:
     for call in waits:
         if not call.args or calls_in(call.args[0].value):
             return None  # `sleep(backoff(attempt))`, `sleep(random.uniform(0, 2))`
+        if _server_set(call.args[0].value):
+            return None  # `sleep(ex.result_json["parameters"]["retry_after"])`: the server's pacing
         if {dotted_name(n) for n in _references(call.args[0].value)} & rebound:
             return None  # `sleep(2 ** attempt)`, `sleep(delay)` with `delay *= 2`
     return FIXED
+
+
+def _server_set(expr: cst.BaseExpression) -> bool:
+    """A wait the server asked for (`e.retry_after`, `headers["Retry-After"]`, a rate
+    limit's reset time): it spaces the clients as the server wants them.  A bare name
+    (`sleep(RETRY_AFTER)`) is the module's own constant."""
+    if isinstance(expr, cst.Name):
+        return False
+    text = "".join(char for char in source(expr).lower() if char.isalpha())
+    return any(word in text for word in _pack()["server_waits"])
 
 
 # -- which scopes ---------------------------------------------------------------------------
@@ -436,7 +448,7 @@ def _writes(entries: list[Retried], model: ModuleModel, registry: ToolRegistry) 
 
 
 def _loop_matters(scope: RetryScope, entries: list[Retried], model: ModuleModel, registry: ToolRegistry) -> bool:
-    if adapts(scope.node, entries):
+    if adapts(scope.node, entries) or _repairs(scope.node):
         return False
     if _writes(entries, model, registry):
         return True
@@ -470,6 +482,19 @@ def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     built = _assignments(loop.body)
     used = {dotted_name(ref) or "" for name in names for value in built.get(name, []) for ref in _references(value)}
     return any(name == receiver or name.startswith(receiver + ".") for name in used for receiver in told)
+
+
+def _repairs(loop: cst.For | cst.While) -> bool:
+    """A handler repairs what the attempt failed on (`self.register(client)` after
+    NoScriptError, `refresh_token()` after a 401): the next round is not the same one, and
+    its pace is not the one a failing service needs.  (Pacing only: a write repeated
+    after a reconnect may still have landed the first time.)"""
+    repairs = set(_pack()["repair_words"])
+    return any(
+        words(_last(dotted_name(call.func))) & repairs
+        for handler in _handlers(loop.body)
+        for call in calls_in(handler.body)
+    )
 
 
 def _polls(loop: cst.For | cst.While, entries: list[Retried]) -> bool:

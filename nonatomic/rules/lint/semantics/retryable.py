@@ -18,7 +18,9 @@ from typing import Any
 import libcst as cst
 
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
+from nonatomic.rules.lint.semantics.loops import calls_in, names_in
 from nonatomic.rules.lint.semantics.model import ModuleModel, RetryScope, settings_hidden
+from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.tree import walk
 
@@ -115,8 +117,20 @@ def reasks_only(scope: RetryScope, model: ModuleModel) -> bool:
 
 def conflicts_only(scope: RetryScope, model: ModuleModel) -> bool:
     """The scope goes round only on a transaction another client's write aborted (`except
-    WatchError`): going round at once is the protocol, though it still needs a limit."""
-    return _only_on(scope, model, "conflict_errors")
+    WatchError`), or is a loop of optimistic concurrency by its own words (it WATCHes a key
+    each round, `pipe.watch(key)`, or its bound is named for it, `MAX_OPTIMISTIC_RETRIES`):
+    going round at once is the protocol, though it still needs a limit."""
+    return _only_on(scope, model, "conflict_errors") or _optimistic_loop(scope)
+
+
+def _optimistic_loop(scope: RetryScope) -> bool:
+    if scope.kind != "loop":
+        return False
+    watches = load_pack("retry")["conflict_calls"]
+    if any(_last(dotted_name(call.func) or "") in watches for call in calls_in(scope.node.body)):
+        return True
+    header = scope.node.iter if isinstance(scope.node, cst.For) else scope.node.test
+    return any(set(word_list(name)) & {"optimistic", "conflict", "conflicts"} for name in names_in(header))
 
 
 def _only_on(scope: RetryScope, model: ModuleModel, kinds: str) -> bool:
