@@ -317,6 +317,10 @@ class UnsafeLockRelease(LintRule):
             parent.releases += unmatched
 
     def _match(self, frame: _Frame, release: _Release) -> _Acquire | None:
+        """The acquisition of the released key; of several (a class with a blocking
+        `acquire` and a `try_lock`), the nearest one above the release, which is the one
+        a reader pairs it with."""
+        found = []
         for acquire in frame.acquires:
             if not any(acquire.key.same_as(key) for key in release.call.keys):
                 continue
@@ -324,8 +328,12 @@ class UnsafeLockRelease(LintRule):
                 named = words(f"{acquire.key.text} {acquire.key.resolved} {release.function} {frame.name}")
                 if not named & _LOCK_WORDS:
                     continue
-            return acquire
-        return None
+            found.append(acquire)
+        if len(found) < 2:
+            return found[0] if found else None
+        at = self.line_of(release.node)
+        above = [acquire for acquire in found if self.line_of(acquire.node) < at]
+        return max(above, key=lambda acquire: self.line_of(acquire.node)) if above else found[0]
 
     # -- what a function does -------------------------------------------------------
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
