@@ -6,6 +6,7 @@ input, bad mapping or settings, or --strict with quarantined lines.
 
 from __future__ import annotations
 
+import functools
 import sys
 from datetime import datetime, timezone
 
@@ -14,6 +15,27 @@ import click
 from nonatomic.cli.common import codes, color_option, progress, usage_error, wants_color, write
 from nonatomic.config import ConfigError
 from nonatomic.rules.severity import SEVERITIES, rank
+
+
+def bounded_memory(command):
+    """DuckDB could not stay within the memory it was given (`--memory-limit`, or the
+    default budget): exit 2 with the engine's reason and what to do, not a traceback."""
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        import duckdb
+
+        try:
+            return command(*args, **kwargs)
+        except duckdb.OutOfMemoryException as exc:
+            given = f"--memory-limit {kwargs['memory_limit']}" if kwargs.get("memory_limit") else \
+                "the default memory budget"
+            reason = str(exc).splitlines()[0]
+            click.echo(f"nonatomic: error: out of memory under {given} ({reason}): raise --memory-limit, "
+                       "or lower --threads", err=True)
+            sys.exit(2)
+
+    return run
 
 
 class _Instant(click.ParamType):
@@ -63,6 +85,7 @@ class _Instant(click.ParamType):
                    "LOGS may be object-store URIs.")
 @click.option("--emit-sql", type=click.Choice(["duckdb", "spark"]),
               help="Print the detector queries in this dialect (settings bound) and exit; reads no LOGS.")
+@bounded_memory
 def replay(logs, mapping, db, fmt, output, select, ignore, tasks, since, until, max_findings, fail_on, strict,
            memory_limit, threads, input_format, max_line_bytes, color, engine, emit_sql) -> None:
     """Replay guard logs (files, directories, globs; `-`: standard input) and find non-atomic hazards."""

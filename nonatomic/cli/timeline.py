@@ -13,7 +13,7 @@ import sys
 import click
 
 from nonatomic.cli.common import codes, wants_color, write
-from nonatomic.cli.replay import check_codes, open_session, replay, restrict
+from nonatomic.cli.replay import bounded_memory, check_codes, open_session, replay, restrict
 from nonatomic.replay.timeline import MAX_EVENTS, MAX_TASKS
 
 _FROM_REPLAY = ("mapping", "db", "output", "select", "ignore", "memory_limit", "threads", "input_format",
@@ -30,6 +30,7 @@ _FROM_REPLAY = ("mapping", "db", "output", "select", "ignore", "memory_limit", "
               help="Events drawn per task (the findings' witnesses and their neighbours first).")
 @click.option("--max-tasks", type=click.IntRange(min=1), default=MAX_TASKS, show_default=True,
               help="Tasks drawn when no --task is given (the most severe first).")
+@bounded_memory
 def timeline(logs, tasks, fmt, max_events, max_tasks, mapping, db, output, select, ignore, memory_limit, threads,
              input_format, max_line_bytes, color) -> None:
     """Draw the timeline of a task (--task), or of every task with findings (`-` as LOG: standard input)."""

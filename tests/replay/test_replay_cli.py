@@ -154,3 +154,22 @@ def test_lint_does_not_import_duckdb_or_pandas():
              "print(sorted(m for m in ('duckdb', 'pandas') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("command", ["replay", "timeline"])
+def test_running_out_of_the_memory_given_is_exit_2_with_what_to_do(duplicate_refund, monkeypatch, command):
+    """DuckDB fails a query it cannot fit in --memory-limit (seen at 10M events under 1GB):
+    the run says so and how to go on, instead of a traceback and exit 1."""
+    import duckdb
+
+    from nonatomic.replay.api import Replay
+
+    def exhausted(self, *args, **kwargs):
+        raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block of size 256.0 KiB\nPossible solutions")
+
+    monkeypatch.setattr(Replay, "find", exhausted)
+    result = CliRunner().invoke(main, [command, "--memory-limit", "1GB", str(duplicate_refund)])
+    assert result.exit_code == 2, result.output
+    assert "out of memory under --memory-limit 1GB (Out of Memory Error: failed to pin block" in result.output
+    assert "raise --memory-limit" in result.output and "Possible solutions" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
