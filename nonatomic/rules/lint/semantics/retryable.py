@@ -126,11 +126,11 @@ def conflicts_only(scope: RetryScope, model: ModuleModel) -> bool:
 def _optimistic_loop(scope: RetryScope) -> bool:
     if scope.kind != "loop":
         return False
-    watches = load_pack("retry")["conflict_calls"]
-    if any(_last(dotted_name(call.func) or "") in watches for call in calls_in(scope.node.body)):
+    retry = load_pack("retry")
+    if any(_last(dotted_name(call.func) or "") in retry["conflict_calls"] for call in calls_in(scope.node.body)):
         return True
     header = scope.node.iter if isinstance(scope.node, cst.For) else scope.node.test
-    return any(set(word_list(name)) & {"optimistic", "conflict", "conflicts"} for name in names_in(header))
+    return any(set(word_list(name)) & set(retry["conflict_bounds"]) for name in names_in(header))
 
 
 def _only_on(scope: RetryScope, model: ModuleModel, kinds: str) -> bool:
