@@ -1020,6 +1020,22 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     url = f"{base}/v19.0/{phone_id}/messages"
                     return requests.post(url=url, json={"to": to, "text": {"body": body}}, timeout=10)
                 """, line=8),
+        # A handler that repairs the connection (a new session, a refreshed token) excuses
+        # the loop's pace, not the repeat: the charge may have landed before the drop.
+        Invalid("""
+
+                import time
+                import requests
+
+                def charge(session: requests.Session, order):
+                    for attempt in range(3):
+                        try:
+                            return session.post("https://api.pay.example.com/v1/charges", json=order, timeout=10)
+                        except requests.ConnectionError:
+                            session = requests.Session()
+                            refresh_token(session)
+                            time.sleep(2 ** attempt)
+                """, line=8),
         # A GraphQL mutation is a write, whatever the endpoint is called.
         Invalid("""
 
