@@ -74,7 +74,7 @@ class _Instant(click.ParamType):
 @click.option("--strict", is_flag=True, help="Exit 2 when any line was quarantined.")
 @click.option("--memory-limit", help="DuckDB memory limit, e.g. 1GB (larger data spills to disk) "
                                      "[default: 1.5x the logs as rows, at least 256MB].")
-@click.option("--threads", type=click.IntRange(min=1), help="DuckDB threads [default: CPUs].")
+@click.option("--threads", type=click.IntRange(min=1), help="DuckDB threads [default: CPUs; with --memory-limit, one per GB of it].")
 @click.option("--input-format", type=click.Choice(["auto", "jsonl", "csv", "parquet", "otlp"]), default="auto",
               show_default=True, help="Read every LOG as this format (otlp: OTLP/JSON trace exports).")
 @click.option("--max-line-bytes", type=click.IntRange(min=1024), default=1 << 20, show_default=True,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from nonatomic.replay.findings import BATCH, Findings
 from nonatomic.replay.ingest import DEFAULT_MAX_LINE_BYTES, IngestResult, ingest
-from nonatomic.replay.ingest.budget import default_memory_limit
+from nonatomic.replay.ingest.budget import default_memory_limit, threads_for
 from nonatomic.replay.ingest.database import connect
 from nonatomic.replay.ingest.inputs import LogFile, discover
 from nonatomic.replay.ingest.ledger import CHANGES
@@ -227,7 +227,8 @@ def open_logs(
     on_file: Callable[[LogFile, int], None] | None = None,
 ) -> Replay:
     """Ingest log files, directories or globs (into `db` if given, else in memory); without a
-    `memory_limit` DuckDB gets one sized to the input (ingest.budget)."""
+    `memory_limit` DuckDB gets one sized to the input, and with one, unless `threads` are
+    given, the threads it affords (ingest.budget)."""
     if isinstance(logs, (str, Path)):
         logs = [logs]
     if isinstance(mapping, dict):
@@ -237,6 +238,8 @@ def open_logs(
     # standard input and pipes are copied here, and read only while ingesting
     with tempfile.TemporaryDirectory(prefix="nonatomic-") as spool:
         files = discover([str(p) for p in logs], input_format, spool_dir=spool)
+        if memory_limit is not None and threads is None:
+            threads = threads_for(memory_limit)
         con = connect(str(db) if db is not None else None, threads=threads,
                       memory_limit=memory_limit or default_memory_limit(files, None if db is None else str(db)))
         try:

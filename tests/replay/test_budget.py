@@ -6,7 +6,9 @@ import json
 import os
 
 from nonatomic.replay.api import open_logs
-from nonatomic.replay.ingest.budget import EXPANSION, FLOOR, HEADROOM, MiB, default_memory_limit
+from nonatomic.config import usable_cpus
+from nonatomic.replay.ingest import budget
+from nonatomic.replay.ingest.budget import EXPANSION, FLOOR, HEADROOM, PER_THREAD, MiB, default_memory_limit, threads_for
 from nonatomic.replay.ingest.inputs import discover
 
 GB = 1 << 30
@@ -52,3 +54,23 @@ def test_replay_sets_the_default_and_a_given_limit_wins(tmp_path):
         assert replay.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == f"{FLOOR // MiB}.0 MiB"
     with open_logs(log, memory_limit="300MiB") as replay:
         assert replay.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "300.0 MiB"
+
+
+def test_a_given_limit_affords_one_thread_per_gigabyte(monkeypatch):
+    monkeypatch.setattr(budget, "usable_cpus", lambda: 8)
+    assert [threads_for(size) for size in ("500MB", "1GB", "1GiB", "2GB", "3.5GB", "16GB")] == [1, 1, 1, 2, 3, 8]
+    assert threads_for("1G") == 1  # DuckDB's spelling without the B
+    assert threads_for("100%") == max(1, min(8, _ram() // PER_THREAD))
+    assert threads_for("plenty") is None  # left to DuckDB, which names what it cannot read
+
+
+def test_replay_under_a_given_limit_takes_the_threads_it_affords_unless_told(tmp_path):
+    log = tmp_path / "a.jsonl"
+    log.write_text(json.dumps({"ts": "2024-05-01T10:00:00Z", "task_id": "t"}) + "\n")
+    with open_logs(log, memory_limit="900MB") as replay:
+        assert replay.con.execute("SELECT current_setting('threads')").fetchone()[0] == 1
+    if usable_cpus() > 1:
+        with open_logs(log, memory_limit="900MB", threads=2) as replay:
+            assert replay.con.execute("SELECT current_setting('threads')").fetchone()[0] == 2
+        with open_logs(log) as replay:  # the default budget keeps DuckDB's threads
+            assert replay.con.execute("SELECT current_setting('threads')").fetchone()[0] == usable_cpus()
