@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import sys
 from pathlib import Path
 
@@ -79,6 +78,8 @@ def lint(paths, select, ignore, fmt, output, show_source, color, stdin_filename,
         click.echo(f"warning: no Python file under {', '.join(map(str, paths))}", err=True)
 
     if diff:
+        import difflib  # only --diff needs it: kept off the one-file pre-commit path
+
         for path, (before, after) in sorted(report.fixed.items()):
             click.echo("".join(difflib.unified_diff(
                 before.decode("utf-8", "replace").splitlines(True),

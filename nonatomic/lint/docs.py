@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 
 from nonatomic import __version__
@@ -60,6 +59,8 @@ def pages() -> dict[str, str]:
 @lru_cache(maxsize=1)
 def _source_url() -> str | None:
     """The repository's address, from the installed package's `Source` project URL."""
+    from importlib import metadata  # only SARIF and the docs need it: a tenth of a one-file lint
+
     try:
         urls = metadata.metadata("nonatomic").get_all("Project-URL") or []
     except metadata.PackageNotFoundError:  # a source tree that was never installed

@@ -347,6 +347,24 @@ class RetryWithoutBackoff(LintRule):
                         except redis.WatchError:
                             continue
             """,
+        # A loop that asks a person again after a bad value: the person sets the pace.
+        """
+            import typer
+
+            async def prompt_secrets(names, client):
+                created = {}
+                for name in names:
+                    for attempt in range(1, 4):
+                        try:
+                            value = typer.prompt(f"Value for '{name}'", hide_input=True)
+                            if not value.strip():
+                                raise ValueError("empty value")
+                            created[name] = await client.create_secret(name=name, value=value)
+                            break
+                        except Exception as e:
+                            print(f"Error: {e}")
+                return created
+            """,
     ]
     INVALID = [
         # A constant named like the server's header is still the module's own fixed wait.

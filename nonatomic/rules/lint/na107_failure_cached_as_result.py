@@ -6,7 +6,6 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.calls import positional
-from nonatomic.rules.lint.semantics.loops import names_in
 from nonatomic.rules.lint.semantics.names import words
 from nonatomic.rules.lint.tree import walk
 from nonatomic.rules.lint.triggers.gates import CACHE_WORDS, RESULT_WORDS, STORES
@@ -23,6 +22,9 @@ _RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "
 # `responses[idem_key]`): without one, a store named only for results is a hand-back slot or
 # a run's table of outcomes (`results[cmd_id]` popped by the waiting caller) as often as a cache.
 _REQUEST_KEY_WORDS = {"request", "key", "idempotency", "idem", "dedupe", "dedup", "fingerprint", "hash", "digest"}
+# Calls that write down what they are given: a failure passed to one is still the failure.
+_RECORDERS = {"str", "repr", "format", "dict", "list", "tuple", "json.dumps", "pickle.dumps",
+              "traceback.format_exception", "traceback.format_exc"}
 # What a stored failure is spelled with.
 _FAILURE_WORDS = {"error", "err", "errors", "fail", "failed", "failure", "exception", "exc",
                   "timeout", "timed", "traceback"}
@@ -104,6 +106,19 @@ class FailureCachedAsResult(LintRule):
     code = "NA107"
 
     VALID = [
+        # A handler that recovers from a miss (creates what was missing) and caches the
+        # created thing: a success, even though its request mentions a timeout setting.
+        """
+            class Channel:
+                def _new_queue(self, queue):
+                    try:
+                        return self._resolve_queue_url(queue)
+                    except QueueDoesNotExist:
+                        attributes = {"VisibilityTimeout": str(self.visibility_timeout)}
+                        resp = self._create_queue(queue, attributes)
+                        url = self._queue_cache[queue] = resp["QueueUrl"]
+                        return url
+            """,
         # Cached after success only.
         """
             def run(tool, key, args):
@@ -198,6 +213,19 @@ class FailureCachedAsResult(LintRule):
             """,
     ]
     INVALID = [
+        # The failure wrapped in a result object, by its keyword.
+        Invalid(
+            """
+                class Runner:
+                    def run(self, idem_key, tool, args):
+                        try:
+                            return tool.invoke(args)
+                        except TimeoutError as exc:
+                            self._idempotency_cache[idem_key] = ToolResult(ok=False, error=str(exc))
+                            raise
+                """,
+            line=6,
+        ),
         Invalid(
             """
                 import json
@@ -424,10 +452,10 @@ def _assigned_failures(body: cst.CSTNode, known: set[str]) -> set[str]:
 
 def _failure(value: cst.BaseExpression, failures: set[str]) -> bool:
     """The value is, or spells, a failure: the caught exception, an error record, a timeout marker."""
-    if names_in(value) & failures:
-        return True
-    for node in _walk(value):
+    for node in _spelled(value):
         text = None
+        if isinstance(node, cst.Name) and node.value in failures:
+            return True
         if isinstance(node, cst.SimpleString):
             text = node.evaluated_value if isinstance(node.evaluated_value, str) else None
         elif isinstance(node, cst.FormattedStringText):
@@ -437,6 +465,29 @@ def _failure(value: cst.BaseExpression, failures: set[str]) -> bool:
         if text and words(text) & _FAILURE_WORDS:
             return True
     return False
+
+
+def _spelled(value: cst.CSTNode):
+    """The parts of `value` that make up what it holds.  A call given a failure makes
+    something new (`create_queue(name, attributes)` answers with the queue), unless it
+    writes the failure down: `str(exc)`, `json.dumps({...})`, `ErrorResult(exc)`."""
+    yield value
+    if isinstance(value, cst.Call) and not _records(value):
+        yield from _spelled(value.func)
+        for arg in value.args:  # `Result(ok=False, error=msg)`, `Outcome("timeout")`: a record still
+            if arg.keyword is not None:
+                yield arg.keyword
+            if isinstance(arg.value, (cst.SimpleString, cst.FormattedString)):
+                yield from _spelled(arg.value)
+        return
+    for child in walk.children(value):
+        if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            yield from _spelled(child)
+
+
+def _records(call: cst.Call) -> bool:
+    name = dotted_name(call.func) or ""
+    return name in _RECORDERS or bool(words(name.rsplit(".", 1)[-1]) & _FAILURE_WORDS)
 
 
 def _leaves(handler: cst.ExceptHandler) -> bool:

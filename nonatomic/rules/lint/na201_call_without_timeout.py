@@ -257,6 +257,35 @@ class CallWithoutTimeout(LintRule):
                     return urllib.request.urlopen(value).read()
                 return base64.b64decode(value, validate=True)
             """,
+        # A function that refuses anything but a `data:` URI before opening it.
+        """
+
+            import urllib.request
+
+            def from_data_uri(data_uri):
+                if not data_uri.startswith("data:"):
+                    raise ValueError("not a data URI")
+                with urllib.request.urlopen(data_uri) as response:
+                    return response.read()
+            """,
+        # httpx.Timeout(None, ...) with its read bounded: a stalled server still times out.
+        """
+
+            import httpx
+
+            def send(url, params, env):
+                timeout = httpx.Timeout(None, connect=env.connect_timeout, read=env.read_timeout)
+                return httpx.post(url, data=params, timeout=timeout)
+            """,
+        # open_connection over a socket the caller already connected, under its own timeout.
+        """
+
+            import asyncio
+
+            async def open_via_proxy(self, timeout):
+                sock = await self._proxy_connect(timeout=timeout)
+                self._reader, self._writer = await asyncio.open_connection(sock=sock)
+            """,
         # A command-line program runs an install in the foreground, on the user's terminal.
         """
 
@@ -271,6 +300,20 @@ class CallWithoutTimeout(LintRule):
             """,
     ]
     INVALID = [
+        # Only the connect phase bounded: a server that accepts and then stalls hangs the read.
+        Invalid("""
+                import httpx
+                timeout = httpx.Timeout(None, connect=5.0)
+                """, line=2),
+        # A data: test elsewhere does not clear a URL that may be any address.
+        Invalid("""
+                import urllib.request
+
+                def fetch(url):
+                    if url.startswith("data:"):
+                        print("inline")
+                    return urllib.request.urlopen(url).read()
+                """, line=6),
         Invalid(
             """
                 import requests
@@ -499,6 +542,7 @@ class CallWithoutTimeout(LintRule):
         self._waited: set[int] = set()  # calls handed to `asyncio.wait_for(..., timeout)`
         self._killed = [False]  # per function: a child was killed before this point
         self._tests: list[cst.BaseExpression] = []  # tests of the `if`s around the call
+        self._exits: list[list[cst.BaseExpression]] = [[]]  # per function: tests of the `if`s above that leave it
         self._guards: list[cst.BaseExpression] = []  # tests of the `if`/`while` bodies the call is in
         self._cli = _is_command_line(node)
 
@@ -515,6 +559,9 @@ class CallWithoutTimeout(LintRule):
 
     def leave_If(self, original_node: cst.If) -> None:
         self._tests.pop()
+        # `if not url.startswith("data:"): raise ...`: what follows runs only when the test failed
+        if original_node.orelse is None and _leaves(original_node.body):
+            self._exits[-1].append(original_node.test)
 
     def visit_If_body(self, node: cst.If) -> None:
         self._guards.append(node.test)
@@ -542,7 +589,7 @@ class CallWithoutTimeout(LintRule):
         if callee == _QUEUE_GET and isinstance(node.func, cst.Attribute):
             return _tested_not_empty(node.func.value, self._guards)
         if callee == "urllib.request.urlopen" and node.args:
-            return _data_url(node.args[0].value, self._tests)
+            return _data_url(node.args[0].value, self._tests + self._exits[-1])
         if callee in _CHILD_RUNS:
             # A command a command-line program runs in the foreground, on the user's
             # terminal (nothing captured): the user sees it and stops it; a timeout would
@@ -556,10 +603,12 @@ class CallWithoutTimeout(LintRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._scopes.append(node)
         self._killed.append(False)
+        self._exits.append([])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._scopes.pop()
         self._killed.pop()
+        self._exits.pop()
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None and isinstance(node.asname.name, cst.Name):
@@ -602,6 +651,9 @@ class CallWithoutTimeout(LintRule):
         callee = self.get_metadata(CalleeProvider, node, None)
         spec = self.specs.get(callee) if callee else None
         if spec is None or callee in self.ignored or calls.has_star_kwargs(node) or self._by_design(node, callee):
+            return
+        if any((other := calls.keyword(node, word)) is not None and not calls.is_none(other.value)
+               for word in spec.bounded_by):
             return
         if spec.nonblocking is not None:
             flag = calls.argument(node, (spec.nonblocking[0],), spec.nonblocking[1])
@@ -680,6 +732,14 @@ def _texts(node: cst.CSTNode) -> list[str]:
         value = node.evaluated_value
         return [value] if isinstance(value, str) else []
     return [text for child in walk.children(node) for text in _texts(child)]
+
+
+def _leaves(body: cst.BaseSuite) -> bool:
+    """The block ends by raising or returning."""
+    last = body.body[-1] if body.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    return isinstance(last, (cst.Raise, cst.Return))
 
 
 def _data_url(arg: cst.BaseExpression, tests: list[cst.BaseExpression]) -> bool:

@@ -236,8 +236,11 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     attempt did not land before going round (see `by_design` in retry.yaml)."""
     interactive, reconnect, interval, long_poll, local_hosts, verify_verbs = _design()
     for call in body.calls:
-        name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
-        if name in interactive or (name[:1].islower() and set(word_list(name)) & reconnect):
+        parts = (dotted_name(call.func) or "").split(".")
+        name = parts[-1]
+        if any(".".join(parts[-n:]) in interactive for n in (1, 2)):
+            return True
+        if name[:1].islower() and set(word_list(name)) & reconnect:
             return True
     for sleep in body.sleeps:
         if any(set(word_list(n)) & interval for arg in sleep.args for n in names_in(arg.value)):

@@ -24,6 +24,7 @@ class TimeoutSpec:
     fixable: bool = False
     nonblocking: tuple[str, int | None] | None = None
     severity: str | None = None  # below the rule's own, for calls that rarely hang (see the pack)
+    bounded_by: tuple[str, ...] = ()  # other keywords that, given and not None, settle it
 
 
 def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
@@ -41,6 +42,7 @@ def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
             why=entry.get("why", "it can block forever"),
             fixable=bool(entry.get("fixable", False)),
             severity=entry.get("severity"),
+            bounded_by=tuple(entry.get("bounded_by", ())),
             nonblocking=(nonblocking["keyword"], nonblocking.get("position"))
             if nonblocking
             else None,
