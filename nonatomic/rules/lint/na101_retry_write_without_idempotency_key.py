@@ -114,6 +114,28 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # Rows written with duplicates skipped: a repeat inserts nothing more.
+        """
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            async def index_calls(db, rows):
+                await db.tool_calls.create_many(data=rows, skip_duplicates=True)
+            """,
+        # A retry only on the exceptions the author lists as safe to retry (nothing was sent).
+        """
+            from app.errors import DB_RETRY_SAFE_ERROR_TYPES
+
+            async def flush(db, rows, retries=3):
+                for attempt in range(retries + 1):
+                    try:
+                        async with db.tx() as tx:
+                            await tx.insert_spend_rows(rows)
+                        return
+                    except DB_RETRY_SAFE_ERROR_TYPES:
+                        if attempt >= retries:
+                            raise
+            """,
         # A statement executor given a statement that only reads: `USE <space>` polled until
         # a space created just before becomes visible (the create is outside the loop).
         """
@@ -960,6 +982,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
                 billing_agent = Agent(tools=[send_invoice], retries=2, exponential_backoff=True)
                 """, line=8),
+        # A write named for a delete is idempotent as a DELETE is.
+        Invalid("""
+
+                import backoff
+
+                @backoff.on_exception(backoff.expo, Exception, max_tries=3)
+                async def delete_teams(db, team_ids):
+                    await db.teams.delete_many(where={"team_id": {"in": team_ids}})
+                """, line=6, severity="info"),
         # A raw HTTP DELETE or PUT is idempotent: a repeat leaves the same state.
         Invalid("""
 
@@ -1124,7 +1155,9 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
         settings = self.context.settings
         self.registry = ToolRegistry.for_table(settings.tools if settings is not None else None)
         self.min_level = LEVELS.index(self.context.options.get("min-level", "low"))
-        self.pre_send = set(load_pack("retry")["pre_send_exceptions"])
+        pack = load_pack("retry")
+        self.pre_send = set(pack["pre_send_exceptions"])
+        self.pre_send_words = frozenset(pack["pre_send_words"])
 
     def visit_Module(self, node: cst.Module) -> None:
         model = self.get_metadata(RetryProvider, node)
@@ -1132,7 +1165,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
         for retried in model.retried:
             if id(retried.node) in reported:
                 continue
-            if all(scope.catches_only(self.pre_send) for scope in retried.scopes):
+            if all(scope.catches_only(self.pre_send, self.pre_send_words) for scope in retried.scopes):
                 continue
             if all(scope.kind == "loop" and adapts(scope.node, [retried]) for scope in retried.scopes):
                 continue  # each round sends a changed request (`name = f"{base}_v{i}"`): a search

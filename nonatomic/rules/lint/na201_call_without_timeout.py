@@ -7,7 +7,7 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.agents import is_deadline
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
-from nonatomic.rules.lint.semantics.timeouts import load_specs
+from nonatomic.rules.lint.semantics.timeouts import in_process_transports, load_specs
 from nonatomic.rules.lint.tree import walk
 
 DEFAULT_FIX_TIMEOUT = 30
@@ -286,6 +286,21 @@ class CallWithoutTimeout(LintRule):
                 sock = await self._proxy_connect(timeout=timeout)
                 self._reader, self._writer = await asyncio.open_connection(sock=sock)
             """,
+        # A client over an in-process ASGI app: no network to wait for.
+        """
+
+            from typing import Final
+
+            import httpx
+
+            _TRANSPORT: Final = httpx.ASGITransport(app=dispatch)
+
+            def asgi_client():
+                return make_client(params={"transport": _TRANSPORT, "timeout": httpx.Timeout(None)})
+
+            def test_client(app):
+                return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), timeout=None)
+            """,
         # A command-line program runs an install in the foreground, on the user's terminal.
         """
 
@@ -534,6 +549,7 @@ class CallWithoutTimeout(LintRule):
         self.specs = load_specs(options.get("extra-calls"))
         self.ignored = set(options.get("ignore-calls", ()))
         self.fix_timeout = options.get("fix-timeout", DEFAULT_FIX_TIMEOUT)
+        self.transports = in_process_transports()
 
     def visit_Module(self, node: cst.Module) -> None:
         self._scopes: list[cst.CSTNode] = [node]
@@ -545,6 +561,18 @@ class CallWithoutTimeout(LintRule):
         self._exits: list[list[cst.BaseExpression]] = [[]]  # per function: tests of the `if`s above that leave it
         self._guards: list[cst.BaseExpression] = []  # tests of the `if`/`while` bodies the call is in
         self._cli = _is_command_line(node)
+        # names bound to an in-process transport (`_TRANSPORT = httpx.ASGITransport(app=...)`), and
+        # the calls made inside a call or dict that hands one over as `transport`
+        self._local_transports: set[str] = set()
+        self._local_transports = {
+            target.value
+            for assign in walk.subtree(node)
+            if isinstance(assign, (cst.Assign, cst.AnnAssign)) and assign.value is not None
+            and self._in_process(assign.value)
+            for target in ([t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target])
+            if isinstance(target, cst.Name)
+        }
+        self._local_calls: set[int] = set()
 
     def visit_With(self, node: cst.With) -> None:
         if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in node.items):
@@ -642,7 +670,24 @@ class CallWithoutTimeout(LintRule):
             for request in requests
         )
 
+    def _in_process(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Name):
+            return value.value in self._local_transports
+        return isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] in self.transports
+
+    def _hand_over(self, entries: list[tuple[str | None, cst.BaseExpression]], node: cst.CSTNode) -> None:
+        """A call or dict given an in-process `transport`: it and the calls in it reach no network."""
+        if any(key == "transport" and self._in_process(value) for key, value in entries):
+            self._local_calls |= {id(n) for n in walk.subtree(node) if isinstance(n, cst.Call)}
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        self._hand_over([(e.key.evaluated_value if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                          else None, e.value) for e in node.elements], node)
+
     def visit_Call(self, node: cst.Call) -> None:
+        self._hand_over([(a.keyword.value if a.keyword else None, a.value) for a in node.args], node)
+        if id(node) in self._local_calls:
+            return
         if node.args and is_deadline(node):  # `wait_for(open_connection(...), 10)`
             first = node.args[0].value
             self._waited.add(id(first.expression if isinstance(first, cst.Await) else first))

@@ -8,7 +8,9 @@ retry from its shape alone) the finding is still reported, with the chain in its
 message, at `INFERRED` severity: shown, never failing a build set to fail on warnings.
 
 A raw HTTP call is judged by its method.  A PUT or DELETE is idempotent (RFC 9110,
-9.2.2): a repeat puts or deletes the same state again, so it is `INFERRED`.  A POST whose
+9.2.2): a repeat puts or deletes the same state again, so it is `INFERRED`; so is any
+write named for the same act (`delete_many`, `remove_member`, `upsert_row`: the
+`idempotent_verbs` of tools.yaml), which urllib3 and most SDKs retry unasked.  A POST whose
 URL is a variable is a write inferred from the verb alone (POST is also how searches and
 model calls are sent): `VERB_ONLY`, below an error.  A PATCH whose URL is a variable is
 `INFERRED`: most set fields, and a repeat sets them again.
@@ -18,7 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from functools import lru_cache
+
 from nonatomic.rules.lint.semantics.model import RetryScope
+from nonatomic.rules.lint.semantics.names import word_list
+from nonatomic.rules.lint.semantics.tool_config import tool_pack
 from nonatomic.rules.lint.semantics.tools import Write
 
 INFERRED = "info"
@@ -32,7 +38,7 @@ def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool 
     `VERB_ONLY` for a POST known by its verb alone).  `handed`: the retry construct was
     handed the function itself (`Retrying()(fn)`, a task queue's `enqueue(fn, retry=...)`),
     so the writes of its own body are direct."""
-    if write is not None and (write.hops > int(handed) or not write.known or write.http in IDEMPOTENT_METHODS):
+    if write is not None and (write.hops > int(handed) or not write.known or idempotent_as(write)):
         return INFERRED
     if not all(scope.known for scope in scopes):
         return INFERRED
@@ -41,10 +47,26 @@ def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool 
     return None
 
 
+def idempotent_as(write: Write) -> str | None:
+    """The idempotent HTTP method the write is, by its method or the verb of the call it
+    makes (`transaction.rows.delete_many` is a DELETE)."""
+    if write.http is not None:
+        return write.http if write.http in IDEMPOTENT_METHODS else None
+    words = word_list((write.via or write.name).rsplit(".", 1)[-1])
+    return _idempotent_verbs().get(words[0]) if words else None
+
+
+@lru_cache(maxsize=1)
+def _idempotent_verbs() -> dict[str, str]:
+    return {verb: method.upper() for method, verbs in tool_pack()["idempotent_verbs"].items() for verb in verbs}
+
+
 def write_note(write: Write) -> str:
     """What a message adds about a write judged by its HTTP method."""
     if write.http in IDEMPOTENT_METHODS:
         return f" (an HTTP {write.http}, idempotent: a repeat {IDEMPOTENT_METHODS[write.http]})"
+    if (method := idempotent_as(write)) is not None:
+        return f" (a {method}, idempotent: a repeat {IDEMPOTENT_METHODS[method]})"
     if write.http and not write.named:
         also = ", and POST is also used for queries" if write.http == "POST" else ", and most PATCHes set fields"
         return f" (inferred from the HTTP verb: the URL does not name the endpoint{also})"

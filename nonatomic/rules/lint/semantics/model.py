@@ -53,15 +53,17 @@ class RetryScope:
             return True
         return self.bound is not None and bool(_ATTEMPT_WORDS & _words_of(self.bound))
 
-    def catches_only(self, names: set[str]) -> bool:
-        """True when every exception this scope retries on is one of `names`."""
+    def catches_only(self, names: set[str], words: frozenset[str] = frozenset()) -> bool:
+        """True when every exception this scope retries on is one of `names`, or is named
+        with one of `words`."""
         caught = self.caught
         predicate = self.config.get("predicate")
         if caught is None and predicate is not None:
             caught = tuple(_exception_names(predicate.value))
         if self.inner is not None and not caught:
-            return self.inner.catches_only(names)
-        return bool(caught) and all(name.rsplit(".", 1)[-1] in names for name in caught)
+            return self.inner.catches_only(names, words)
+        last = [name.rsplit(".", 1)[-1] for name in caught or ()]
+        return bool(last) and all(name in names or set(word_list(name)) & words for name in last)
 
 
 _ATTEMPT_WORDS = {"attempt", "attempts", "retry", "retries", "tries", "try", "tried", "retried"}

@@ -27,6 +27,11 @@ class TimeoutSpec:
     bounded_by: tuple[str, ...] = ()  # other keywords that, given and not None, settle it
 
 
+def in_process_transports() -> frozenset[str]:
+    """Class names of the transports that answer in the process (see the pack)."""
+    return frozenset(load_pack("timeouts")["in_process_transports"])
+
+
 def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
     """Callee name -> what makes the call bounded; the shipped pack plus `extra`."""
     specs: dict[str, TimeoutSpec] = {}

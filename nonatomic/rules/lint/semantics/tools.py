@@ -169,8 +169,8 @@ class ToolRegistry(NameLevels):
         # A client's in-process part (`node.connection_pool.release(conn)`) is plumbing, and
         # a command that applies only once (`set(key, token, nx=True)`: a retry finds the key).
         client = receiver is not None and self.on_client(callee) and not self._client_part(receiver)
-        if client and any(calls.is_true(arg.value) for arg in carrier.args
-                          if arg.keyword is not None and arg.keyword.value in self.applies_once):
+        if receiver is not None and any(calls.is_true(arg.value) for arg in carrier.args
+                                        if arg.keyword is not None and arg.keyword.value in self.applies_once):
             return None
         if not client and (level == "low" or (alone and word_list(method)[0] in self.ambiguous)):
             return None
