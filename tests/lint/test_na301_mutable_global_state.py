@@ -82,7 +82,7 @@ def test_support_agent_module(lint):
         (30, "`schema_for()` mutates module-level dict `_schema_cache`"),
         (35, "`client()` rebinds module-level `_client`"),
         (46, "`refund()` mutates module-level dict `_last_payload`"),
-        (47, "`refund()` mutates module-level defaultdict `_attempts`"),
+        (47, "`refund()` keeps entries keyed by `order_id` in module-level defaultdict `_attempts`"),
     ]
     memo, lazy, payload, _ = (f.message for f in findings)
     assert "functools.lru_cache" in memo and "lru_cache" not in payload

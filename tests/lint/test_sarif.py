@@ -95,7 +95,7 @@ def test_one_finding_per_global_carries_its_other_sites_as_related_locations(tmp
     (tmp_path / "memory.py").write_text(
         "_sessions = {}\n"
         "def remember(session_id, turn):\n    _sessions.setdefault(session_id, []).append(turn)\n"
-        "def forget(session_id):\n    _sessions.pop(session_id, None)\n"
+        "def reset(session_id):\n    _sessions[session_id] = []\n"
     )
     result = CliRunner().invoke(main, ["lint", "--no-cache", "--select", "NA301", "--format", "sarif", "."])
     log = json.loads(result.stdout)

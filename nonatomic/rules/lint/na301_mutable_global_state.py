@@ -7,12 +7,13 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import state
-from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name, source
 from nonatomic.rules.lint.tree import walk
 
 _MEMO = re.compile(r"cache|memo", re.IGNORECASE)
 _Function = cst.FunctionDef | cst.Lambda
 _RUNTIME = "<runtime>"
+_KEYED_METHODS = frozenset({"setdefault", "pop"})  # methods whose first argument is a key
 
 
 class MutableGlobalState(state.ScopeTracker, LintRule):
@@ -64,9 +65,17 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     ## Severity
     One finding per global, at its first mutation; its other sites are
     related locations (SARIF `relatedLocations`, "(and N more)" in the message).
-    A warning when the state is keyed by or named for per-request data (user,
-    session, conversation, request, order, customer, tenant, chat, message...);
-    process-wide memos, lazy singletons, registries and config setters are `info`.
+    A warning when the state holds per-request data (user, session,
+    conversation, request, order, customer, tenant, chat, message...: named so,
+    by its head noun, or keyed or filled with it) and either mixes it (one list
+    or slot for every run) or keeps it forever (entries keyed per session that
+    nothing in the module removes: the message says it grows). `info` for
+    per-request entries the module also takes out (a session registry with its
+    teardown, or a weak container), for memos (named so, or a lookup stored
+    where it is looked up), for functions the module also runs at import time
+    (a catalogue it reloads), and for lazy singletons, registries and config
+    setters. A function named for doing something once (`show_warning_once`)
+    is not reported.
 
     ## Example
     ```python
@@ -98,6 +107,17 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     METADATA_DEPENDENCIES = (CalleeProvider,)
 
     VALID = [
+        # A warning shown once per process: the set that remembers it is shared on purpose.
+        """
+            import warnings
+
+            SEEN_MESSAGES = set()
+
+            def show_warning_once(message, idx):
+                if idx not in SEEN_MESSAGES:
+                    warnings.warn(message, stacklevel=3)
+                    SEEN_MESSAGES.add(idx)
+            """,
         # Only read.
         """
             LIMITS = {'refund': 500}
@@ -408,6 +428,52 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             """,
     ]
     INVALID = [
+        # Chat history kept per session and never removed: it grows, per process.
+        Invalid("""
+                chat_contexts = {}
+
+                class ChatContext:
+                    def add(self, session_id, message):
+                        if session_id not in chat_contexts:
+                            chat_contexts[session_id] = []
+                        chat_contexts[session_id].append(message)
+                """, line=6),
+        # A session registry its module also tears down: entries with a lifetime, reported at
+        # the site that fills it.
+        Invalid("""
+                _session_owners = {}
+
+                def forget_session(session_id):
+                    _session_owners.pop(session_id, None)
+
+                def claim_session(session_id, owner):
+                    _session_owners[session_id] = owner
+                """, line=7, severity="info"),
+        # A lookup kept where it is looked up: a memo of users by their id.
+        Invalid("""
+                users_by_slack_id = {}
+
+                async def get_user(slack_user_id):
+                    if slack_user_id in users_by_slack_id:
+                        return users_by_slack_id[slack_user_id]
+                    user = User(identifier=f"slack_{slack_user_id}")
+                    users_by_slack_id[slack_user_id] = user
+                    return user
+                """, line=7, severity="info"),
+        # A catalogue the module loads at import time and reloads later.
+        Invalid("""
+                open_ai_chat_models = set()
+
+                def _populate_model_sets():
+                    for name, info in model_cost.items():
+                        if info.get("provider") == "openai":
+                            open_ai_chat_models.add(name)
+
+                _populate_model_sets()
+
+                def add_known_models():
+                    _populate_model_sets()
+                """, line=6, severity="info"),
         Invalid("""
                 _last = {}
                 def refund(order):
@@ -787,31 +853,79 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         for name, found in kept.items():
             if not found:
                 continue
-            found.sort(key=lambda site: self._line(site[0]))
+            # anchored where it is filled: a teardown's `pop` is where the state ends, not where it starts
+            found.sort(key=lambda site: (state.removes(site[0]), self._line(site[0])))
             findings.setdefault(id(found[0][0]), []).append((name, found))
         for group in findings.values():
             node, function, rebinding = group[0][1][0]
             names = [name for name, _ in group]
-            others = [site[0] for _, found in group for site in found[1:] if site[0] is not node]
-            keys = {key for name, found in group for site in found for key in self._key_names(site[0], name)}
-            # A `global` rebinding is a singleton, a flag or a setting, never a keyed store;
-            # a memo (`_index[cache_key] = ...`) keeps what a computation gave, whoever asked.
-            memo = any(_MEMO.search(name) for name in {*names, *keys})
-            hazard = not rebinding and not memo and state.holds_request_data({*names, *keys})
-            message = self._global_message(names, function) if rebinding else self._mutation_message(names[0], function)
+            sites = [site for _, found in group for site in found]
+            others = [site[0] for site in sites if site[0] is not node]
+            keys: dict[str, set[str]] = {}  # what it is keyed by (`_sessions[user_id]`): source -> names
+            stored: set[str] = set()  # what it is filled with (`history.append(msg)`)
+            for name, found in group:
+                for site in found:
+                    for key, seen in self._keys(site[0], name):
+                        keys.setdefault(key, seen)
+                    stored |= self._filled_with(site[0])
+            # A `global` rebinding is a singleton, a flag or a setting, never a keyed store; a memo
+            # (`_index[cache_key] = ...`, or a lookup stored where it is looked up) keeps what a
+            # computation gave, whoever asked; a function the module also runs at import time
+            # (re)loads its configuration.
+            key_names = {n for seen in keys.values() for n in seen}
+            memo = any(_MEMO.search(name) for name in {*names, *key_names}) or any(
+                self._memoizes(site[0], site[1], name) for name, found in group for site in found)
+            request = any(state.named_for_request_data(name) for name in names) or state.holds_request_data(
+                key_names | stored)
+            quiet = rebinding or memo or not request or self._reloads(function)
+            # Per-request entries under their own keys do not mix; a module that also takes
+            # them out (or a weak container) gives them a lifetime.  Kept forever, they grow.
+            kept_forever = bool(keys) and not any(state.removes(site[0]) for site in sites) and not any(
+                self._containers[name][0].startswith("Weak") for name in names)
+            if rebinding:
+                message = self._global_message(names, function)
+            elif keys and not quiet and kept_forever:
+                message = self._growth_message(names[0], function, next(
+                    (k for k, seen in keys.items() if state.holds_request_data(seen)), next(iter(keys))))
+            else:
+                message = self._mutation_message(names[0], function)
             self.report(
                 node,
                 message + _more(len(others)),
-                severity=None if hazard else "info",
+                severity=None if not quiet and (not keys or kept_forever) else "info",
                 related=tuple(dict.fromkeys(others)),
             )
 
+    def _reloads(self, function: _Function) -> bool:
+        """A module function this module also calls at import time: it loads the module's
+        configuration, and calling it again reloads it (`_populate_model_sets()`)."""
+        return isinstance(function, cst.FunctionDef) and None in self._callers.get(function.name.value, ())
+
     @staticmethod
-    def _key_names(node: cst.CSTNode, container: str) -> set[str]:
-        """The names a mutation keys or fills the container with (`_sessions[user_id]`,
-        `history.append(msg)`): they say what the container holds."""
+    def _memoizes(node: cst.CSTNode, function: _Function, name: str) -> bool:
+        """`if key in NAME: return NAME[key]` ... `NAME[key] = user`: a lookup stored where it
+        is looked up (a value computed, not an empty list to fill)."""
+        if not isinstance(node, cst.Assign) or isinstance(node.value, state.LITERAL_CONTAINERS):
+            return False
+        for inner in walk.subtree(function):
+            if isinstance(inner, cst.Comparison) and any(
+                isinstance(c.operator, (cst.In, cst.NotIn)) and isinstance(c.comparator, cst.Name)
+                and c.comparator.value == name for c in inner.comparisons
+            ):
+                return True
+            if (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "get"
+                    and isinstance(inner.func.value, cst.Name) and inner.func.value.value == name):
+                return True
+        return False
+
+    @staticmethod
+    def _keys(node: cst.CSTNode, container: str) -> list[tuple[str, set[str]]]:
+        """The keys a mutation gives the container (`_sessions[user_id]`, `.pop(user_id)`,
+        `.setdefault(user_id, [])`), each as its source and the names in it; a constant key
+        (`_last["refund"]`) is a slot, not a key."""
         if isinstance(node, cst.Call):
-            values = [arg.value for arg in node.args[:1]]
+            keyed = isinstance(node.func, cst.Attribute) and node.func.attr.value in _KEYED_METHODS
+            values = [arg.value for arg in node.args[:1]] if keyed else []
         else:
             values = [
                 element.slice.value
@@ -820,7 +934,17 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 for element in sub.slice
                 if isinstance(element.slice, cst.Index)
             ]
-        return {n.value for value in values for n in walk.subtree(value) if isinstance(n, cst.Name)} - {container}
+        found = [(source(value), {n.value for n in walk.subtree(value) if isinstance(n, cst.Name)} - {container})
+                 for value in values]
+        return [(shown, names) for shown, names in found if names]
+
+    @staticmethod
+    def _filled_with(node: cst.CSTNode) -> set[str]:
+        """The names a mutating call fills the container with (`history.append(user_msg)`)."""
+        if not isinstance(node, cst.Call) or (isinstance(node.func, cst.Attribute)
+                                              and node.func.attr.value in _KEYED_METHODS):
+            return set()
+        return {n.value for arg in node.args[:1] for n in walk.subtree(arg.value) if isinstance(n, cst.Name)}
 
     def _only_locked(self, function: _Function) -> bool:
         """A module function that this module calls, and only inside `with <lock>:`
@@ -873,6 +997,15 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 "anything per user or per request belongs in a `ContextVar` or the agent state"
             )
         return f"{head}: keep per-run state in a `ContextVar` or the agent (graph) state"
+
+    def _growth_message(self, name: str, function: _Function, key: str) -> str:
+        kind, statement = self._containers[name]
+        return (
+            f"{self._where(function)} keeps entries keyed by `{key}` in module-level {kind} `{name}` "
+            f"(defined at line {self._line(statement)}), and nothing in this module removes them: it grows "
+            "with every one, each worker process has its own, and a restart loses them; keep them in the "
+            "agent (graph) state or a store with expiry"
+        )
 
     def _global_message(self, rebound: list[str], function: cst.FunctionDef) -> str:
         parts = []

@@ -399,7 +399,7 @@ class MutableClassState(state.ScopeTracker, LintRule):
                 + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
                 + ("; it is declared `ClassVar`, shared on purpose: remove each entry when its run ends"
                    if shared else ""),
-                severity=None if state.holds_request_data({name} | keys) and not shared else "info",
+                severity=None if (state.named_for_request_data(name) or state.holds_request_data(keys)) and not shared else "info",
                 related=tuple(site[0] for site in found[1:]),
             )
 

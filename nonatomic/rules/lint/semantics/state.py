@@ -428,8 +428,45 @@ _FOR_TESTS = re.compile(r"\b(for|in|from|by)\s+(the\s+)?(unit\s+)?tests?\b|\btes
 _SIGNAL_PARAMS = frozenset({"signum", "sig", "signo", "signal_number", "signal"})
 
 
+# What a container's name says it holds is its head noun, the word before any `by`/`per`/
+# `for` (`users_by_discord_id` holds users, `vertex_chat_models` models): a request noun
+# (`sessions`, `conversation`), or a holder noun after one (`conversation_history`,
+# `chat_contexts`).  A singular `order` after a noun is a sequence's (`registration_order`).
+_HOLDER_NOUNS = frozenset({"history", "histories", "context", "contexts", "state", "states", "memory",
+                           "memories", "data", "store", "stores", "buffer", "buffers", "queue", "queues"})
+_HEAD_ENDS = frozenset({"by", "per", "for"})
+# A value written as a container (`X[k] = []`): an empty holder to fill, not a computed value.
+LITERAL_CONTAINERS = (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp, cst.SetComp)
+# Methods that take entries out: a container its module empties as well as fills has a lifecycle.
+REMOVING_METHODS = frozenset({"pop", "popitem", "remove", "discard", "clear"})
+
+
 def holds_request_data(names: Iterator[str] | set[str]) -> bool:
+    """Names (keys, values stored) that spell per-request data (`session_id`, `user_message`)."""
     return any(set(word_list(name)) & REQUEST_WORDS for name in names)
+
+
+def named_for_request_data(name: str) -> bool:
+    """A container's name says it holds per-request data (see _HOLDER_NOUNS)."""
+    words = word_list(name)
+    if any(w in _HEAD_ENDS for w in words):
+        words = words[: next(i for i, w in enumerate(words) if w in _HEAD_ENDS)]
+    if not words:
+        return False
+    head = words[-1]
+    if head in REQUEST_WORDS and not (head == "order" and len(words) > 1):
+        return True
+    return head in _HOLDER_NOUNS and any(w in REQUEST_WORDS for w in words[:-1])
+
+
+def removes(node: cst.CSTNode) -> bool:
+    """A mutation that takes the container's own entries out (`del X[k]`, `X.pop(k)`,
+    `X.clear()`; not `X[k].remove(item)`, which edits one entry)."""
+    if isinstance(node, cst.Del):
+        targets = [e.value for e in node.target.elements] if isinstance(node.target, cst.Tuple) else [node.target]
+        return any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) for t in targets)
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in REMOVING_METHODS and isinstance(node.func.value, cst.Name))
 
 
 def once_flag(name: str) -> bool:
@@ -438,14 +475,15 @@ def once_flag(name: str) -> bool:
 
 def shared_on_purpose(function: cst.FunctionDef | cst.Lambda) -> bool:
     """A function whose own words say its writes to shared state are meant: documented
-    (or named `*_locked`) as called with the lock held, a helper for tests (`_reset_cache_for_tests`), the
+    (or named `*_locked`) as called with the lock held, a helper for tests (`_reset_cache_for_tests`),
+    a once-per-process recorder (`warn_once`), the
     module's PEP 562 `__getattr__` (a lazy import cache), or a signal handler (its exit
     flag is process-wide by nature)."""
     if not isinstance(function, cst.FunctionDef):
         return False
     name = function.name.value
-    if name == "__getattr__" or set(word_list(name)) & {"test", "tests", "testing"}:
-        return True
+    if name == "__getattr__" or set(word_list(name)) & {"test", "tests", "testing", "once"}:
+        return True  # `show_warning_once()`: what it records makes a message appear once per process
     if name.endswith("_locked"):  # `_next_id_locked()`: the convention for "call with the lock held"
         return True
     params = [p.name.value for p in function.params.params]
