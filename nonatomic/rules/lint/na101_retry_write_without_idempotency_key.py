@@ -5,6 +5,7 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.confidence import severity, shape_note, write_note
+from nonatomic.rules.lint.semantics.loops import not_applied_words
 from nonatomic.rules.lint.semantics.model import Retried
 from nonatomic.rules.lint.semantics.pacing import adapts
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -114,6 +115,39 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A handler that re-raises unless the database refused the statement (a deadlock, a
+        # lock wait that timed out): a rolled-back transaction applied nothing.
+        """
+            import asyncio
+
+            async def update_spend(db, rows, n_retry_times=3):
+                for i in range(n_retry_times + 1):
+                    try:
+                        async with db.tx() as tx:
+                            await tx.insert_spend_rows(rows)
+                        break
+                    except Exception as e:
+                        is_retryable = is_deadlock_error(e) or is_lock_timeout_error(e)
+                        if not is_retryable:
+                            raise
+                        await asyncio.sleep(2 ** i)
+            """,
+        # Going round only while the service refuses the caller (a permission not yet
+        # propagated), re-raising anything else.
+        """
+            import time
+
+            def create_index(client, name, body):
+                for attempt in range(8):
+                    try:
+                        client.indices.create_index_alias(index=name, body=body)
+                        return
+                    except Exception as e:
+                        if "authorization_exception" in str(e).lower():
+                            time.sleep(20)
+                        else:
+                            raise
+            """,
         # Rows written with duplicates skipped: a repeat inserts nothing more.
         """
             from tenacity import retry, stop_after_attempt
@@ -982,6 +1016,22 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
                 billing_agent = Agent(tools=[send_invoice], retries=2, exponential_backoff=True)
                 """, line=8),
+        # A handler that goes round on a timeout: the attempt may have landed.
+        Invalid("""
+
+                import time
+
+                def create_index(client, name, body):
+                    for attempt in range(8):
+                        try:
+                            client.indices.create_index_alias(index=name, body=body)
+                            return
+                        except Exception as e:
+                            if "timed out" in str(e).lower():
+                                time.sleep(20)
+                            else:
+                                raise
+                """, line=7),
         # A write named for a delete is idempotent as a DELETE is.
         Invalid("""
 
@@ -1155,9 +1205,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
         settings = self.context.settings
         self.registry = ToolRegistry.for_table(settings.tools if settings is not None else None)
         self.min_level = LEVELS.index(self.context.options.get("min-level", "low"))
-        pack = load_pack("retry")
-        self.pre_send = set(pack["pre_send_exceptions"])
-        self.pre_send_words = frozenset(pack["pre_send_words"])
+        self.pre_send = set(load_pack("retry")["pre_send_exceptions"])
 
     def visit_Module(self, node: cst.Module) -> None:
         model = self.get_metadata(RetryProvider, node)
@@ -1165,7 +1213,8 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
         for retried in model.retried:
             if id(retried.node) in reported:
                 continue
-            if all(scope.catches_only(self.pre_send, self.pre_send_words) for scope in retried.scopes):
+            if all(scope.refused or scope.catches_only(self.pre_send, not_applied_words())
+                   for scope in retried.scopes):
                 continue
             if all(scope.kind == "loop" and adapts(scope.node, [retried]) for scope in retried.scopes):
                 continue  # each round sends a changed request (`name = f"{base}_v{i}"`): a search

@@ -39,6 +39,8 @@ class LoopShape:
     # the next round, or, without try/except, those whose result decides the exit
     # (`r = post(); if r.ok: break`).  Work before or after them is not the attempt.
     retried: frozenset[cst.Call]
+    # every handler that goes round does so only when its test says the attempt was refused
+    refused: bool = False
 
 
 class _Body(cst.CSTVisitor):
@@ -119,6 +121,56 @@ def _leaves_loop(handler: cst.ExceptHandler) -> bool:
     if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and last.body:
         return isinstance(last.body[-1], (cst.Raise, cst.Return, cst.Break))
     return False
+
+
+def _goes_round_only_if_refused(handler: cst.ExceptHandler) -> bool:
+    """`if not retry_safe(e): raise`, or `if "authorization" in str(e): sleep(...) else: raise`:
+    the handler re-raises unless a test that says nothing was applied holds."""
+    statements = list(handler.body.body) if isinstance(handler.body, cst.IndentedBlock) else []
+    bound = {}  # `is_retryable = isinstance(e, SAFE) or is_deadlock(e)`, then `if not is_retryable: raise`
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    bound[small.targets[0].target.value] = small.value
+            continue
+        if not isinstance(statement, cst.If):
+            continue
+        test = statement.test
+        if _raises(statement.body) and statement.orelse is None and isinstance(test, cst.UnaryOperation) \
+                and isinstance(test.operator, cst.Not):
+            condition = test.expression  # `if not C: raise`: it goes round when C
+        elif isinstance(statement.orelse, cst.Else) and _raises(statement.orelse.body) and not _raises(statement.body):
+            condition = test  # `if C: <go round> else: raise`
+        else:
+            continue
+        if isinstance(condition, cst.Name) and condition.value in bound:
+            condition = bound[condition.value]
+        return all(_says_not_applied(part) for part in _disjuncts(condition))
+    return False
+
+
+def _raises(block: cst.BaseSuite) -> bool:
+    statements = block.body if isinstance(block, cst.IndentedBlock) else []
+    last = statements[-1] if statements else None
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
+
+
+def _disjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return [*_disjuncts(test.left), *_disjuncts(test.right)]
+    return [test]
+
+
+def _says_not_applied(test: cst.BaseExpression) -> bool:
+    words = {w for name in names_in(test) for w in word_list(name)}
+    words |= {w for text in _strings_in(test) for w in word_list(text)}
+    return bool(words & not_applied_words()) or {"lock", "timeout"} <= words
+
+
+@lru_cache(maxsize=1)
+def not_applied_words() -> frozenset[str]:
+    return frozenset(load_pack("retry")["not_applied_words"])
 
 
 def mentions(node: cst.CSTNode, name: str) -> bool:
@@ -204,7 +256,8 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
         retried = frozenset(
             call for attempt in attempts for block in (attempt.body, attempt.orelse) if block for call in calls_in(block)
         )
-        return LoopShape(() if bare else tuple(caught), tuple(body.sleeps), bound, retried)
+        refused = all(_goes_round_only_if_refused(handler) for handler in handlers)
+        return LoopShape(() if bare else tuple(caught), tuple(body.sleeps), bound, retried, refused)
     if not body.exits and not flags & set(body.assigned):
         return None
     if not body.sleeps and not (body.continues and isinstance(loop, cst.For)):

@@ -41,6 +41,9 @@ class RetryScope:
     construct: Any = None
     # a raise scope: only the calls before the raise (their index in the function's sites)
     upto: int | None = None
+    # hand-written loops: every handler that goes round re-raises unless its test says
+    # the attempt was refused (loops.LoopShape.refused)
+    refused: bool = False
 
     @property
     def known(self) -> bool:

@@ -341,7 +341,8 @@ class RetryProvider(CalleeProvider):
         shape = retry_loop(node, is_counter=self._is_counter, is_sleep=self._is_sleep)
         if shape is None:
             return
-        scope = RetryScope("loop", label, node, None, {}, shape.caught, shape.sleeps, shape.bound)
+        scope = RetryScope("loop", label, node, None, {}, shape.caught, shape.sleeps, shape.bound,
+                           refused=shape.refused)
         self._open(node, scope)
         self._only[scope] = shape.retried
 
