@@ -229,6 +229,15 @@ class RetryWithoutBackoff(LintRule):
                     except OSError:
                         continue
             """,
+        # A retry construct around a function named for local work: it repairs and parses text.
+        """
+            import json
+            from tenacity import retry, stop_after_attempt, wait_fixed
+
+            @retry(stop=stop_after_attempt(3), wait=wait_fixed(1))
+            def retry_parse_json_text(output: str):
+                return json.loads(repair_invalid_json(output))
+            """,
         # Each round rebuilds the request from state the handler changed (compacted history).
         """
             import anthropic

@@ -25,6 +25,8 @@ _REQUEST_KEY_WORDS = {"request", "key", "idempotency", "idem", "dedupe", "dedup"
 # Calls that write down what they are given: a failure passed to one is still the failure.
 _RECORDERS = {"str", "repr", "format", "dict", "list", "tuple", "json.dumps", "pickle.dumps",
               "traceback.format_exception", "traceback.format_exc"}
+# Clocks: a failure stored beside one of their readings is kept for a while, then retried.
+_CLOCKS = {"now", "utcnow", "time", "monotonic", "perf_counter", "timestamp"}
 # What a stored failure is spelled with.
 _FAILURE_WORDS = {"error", "err", "errors", "fail", "failed", "failure", "exception", "exc",
                   "timeout", "timed", "traceback"}
@@ -77,7 +79,10 @@ class FailureCachedAsResult(LintRule):
     (`results`, `responses`, `outcome`) is a warning when its key names a
     request (`request_id`, `idem_key`, a hash), and `info` otherwise: keyed by a
     command's or a worker's own id it is as often a slot that hands an outcome
-    back to the caller waiting for it, or a run's table of outcomes.
+    back to the caller waiting for it, or a run's table of outcomes. A failure
+    stored with the time it was stored (`cache[key] = exc, datetime.now()`) is a
+    negative cache that expires, kept on purpose so a failing endpoint is not
+    hammered: `info`.
 
     ## Example
     ```python
@@ -213,6 +218,25 @@ class FailureCachedAsResult(LintRule):
             """,
     ]
     INVALID = [
+        # A cache that keeps a failed connection attempt for a while (a negative cache):
+        # shown, since it answers a retry with the failure, but by design more often than not.
+        Invalid(
+            """
+                import datetime
+
+                class CachingProtocol(type):
+                    def __call__(cls, *args, **kwargs):
+                        key = cls._cache_key(kwargs["config"])
+                        try:
+                            protocol = super().__call__(*args, **kwargs)
+                        except TransportError as e:
+                            cls._protocol_cache[key] = e, datetime.datetime.now()
+                            raise e
+                        cls._protocol_cache[key] = protocol, datetime.datetime.now()
+                        return protocol
+                """,
+            line=9, severity="info",
+        ),
         # The failure wrapped in a result object, by its keyword.
         Invalid(
             """
@@ -383,8 +407,10 @@ class FailureCachedAsResult(LintRule):
             return
         # Named a cache (`idempotency`, `cache`, `dedupe`): seen.  Named only like a result
         # store (`results`, `responses`): a warning when its key names a request, else info.
-        cache = bool(words(shown) & CACHE_WORDS)
-        keyed = key is not None and bool(words(source(key)) & _REQUEST_KEY_WORDS)
+        # Stored with its time: a negative cache that expires, on purpose.
+        stamped = _stamped(value)
+        cache = not stamped and bool(words(shown) & CACHE_WORDS)
+        keyed = not stamped and key is not None and bool(words(source(key)) & _REQUEST_KEY_WORDS)
         self.report(
             node,
             f"`{shown}` looks like an idempotency/result cache, and this stores a failure "
@@ -488,6 +514,13 @@ def _spelled(value: cst.CSTNode):
 def _records(call: cst.Call) -> bool:
     name = dotted_name(call.func) or ""
     return name in _RECORDERS or bool(words(name.rsplit(".", 1)[-1]) & _FAILURE_WORDS)
+
+
+def _stamped(value: cst.BaseExpression) -> bool:
+    """`exc, datetime.now()`: the value carries the time it was stored."""
+    return isinstance(value, cst.Tuple) and any(
+        isinstance(e.value, cst.Call) and (dotted_name(e.value.func) or "").rsplit(".", 1)[-1] in _CLOCKS
+        for e in value.elements)
 
 
 def _leaves(handler: cst.ExceptHandler) -> bool:

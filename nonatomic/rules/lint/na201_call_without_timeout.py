@@ -286,6 +286,15 @@ class CallWithoutTimeout(LintRule):
                 sock = await self._proxy_connect(timeout=timeout)
                 self._reader, self._writer = await asyncio.open_connection(sock=sock)
             """,
+        # A test asserting a client's default: the Timeout is compared, never given to a call.
+        """
+
+            import httpx
+
+            def test_default_timeout(client):
+                assert client._httpx_client.timeout == httpx.Timeout(None)
+                assert client._httpx_client.timeout != httpx.Timeout(5.0)
+            """,
         # A client over an in-process ASGI app: no network to wait for.
         """
 
@@ -573,6 +582,7 @@ class CallWithoutTimeout(LintRule):
             if isinstance(target, cst.Name)
         }
         self._local_calls: set[int] = set()
+        self._compared: set[int] = set()  # calls that are an operand of a comparison
 
     def visit_With(self, node: cst.With) -> None:
         if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in node.items):
@@ -680,6 +690,9 @@ class CallWithoutTimeout(LintRule):
         if any(key == "transport" and self._in_process(value) for key, value in entries):
             self._local_calls |= {id(n) for n in walk.subtree(node) if isinstance(n, cst.Call)}
 
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self._compared |= {id(side) for side in (node.left, *(c.comparator for c in node.comparisons))}
+
     def visit_Dict(self, node: cst.Dict) -> None:
         self._hand_over([(e.key.evaluated_value if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
                           else None, e.value) for e in node.elements], node)
@@ -697,6 +710,8 @@ class CallWithoutTimeout(LintRule):
         spec = self.specs.get(callee) if callee else None
         if spec is None or callee in self.ignored or calls.has_star_kwargs(node) or self._by_design(node, callee):
             return
+        if spec.value and id(node) in self._compared:
+            return  # `assert client.timeout == httpx.Timeout(None)`: a value compared, bounding nothing
         if any((other := calls.keyword(node, word)) is not None and not calls.is_none(other.value)
                for word in spec.bounded_by):
             return

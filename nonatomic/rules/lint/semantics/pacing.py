@@ -36,7 +36,7 @@ from nonatomic.rules.lint.semantics.model import (
     construct_call,
     settings_hidden,
 )
-from nonatomic.rules.lint.semantics.names import words
+from nonatomic.rules.lint.semantics.names import word_list, words
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.retryable import reasks_only
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
@@ -422,13 +422,26 @@ def paced_scopes(model: ModuleModel, registry: ToolRegistry) -> list[RetryScope]
             entries = retried.get(id(scope), [])  # a framework's task: judged by what it does
             relevant = _writes(entries, model, registry) or any(_external(e, model, registry) for e in entries)
         elif scope.library is not None:
-            relevant = not _on_result(scope) or _writes(retried.get(id(scope), []), model, registry)
+            entries = retried.get(id(scope), [])
+            relevant = (not _on_result(scope) or _writes(entries, model, registry)) and not (
+                _named_local(scope, model) and not any(_external(e, model, registry) for e in entries))
         else:
             relevant = False  # a retry construct known only by its name: its settings are unknown
         if relevant:
             seen.add(id(scope.node))
             found.append(scope)
     return found
+
+
+def _named_local(scope: RetryScope, model: ModuleModel) -> bool:
+    """The decorated function is named for local work (`retry_parse_json_text`: its first
+    word past the retry words is one of `local_verbs`)."""
+    pack = _pack()
+    for facts in (f for found in model.functions.values() for f in found):
+        if any(decorator is scope.node for _, decorator in facts.decorators):
+            verbs = [w for w in word_list(facts.name) if w not in pack["name_words"]]
+            return bool(verbs) and verbs[0] in pack["local_verbs"]
+    return False
 
 
 def _on_result(scope: RetryScope) -> bool:

@@ -25,6 +25,7 @@ class TimeoutSpec:
     nonblocking: tuple[str, int | None] | None = None
     severity: str | None = None  # below the rule's own, for calls that rarely hang (see the pack)
     bounded_by: tuple[str, ...] = ()  # other keywords that, given and not None, settle it
+    value: bool = False  # builds a timeout value: compared, it bounds nothing
 
 
 def in_process_transports() -> frozenset[str]:
@@ -48,6 +49,7 @@ def load_specs(extra: list | None = None) -> dict[str, TimeoutSpec]:
             fixable=bool(entry.get("fixable", False)),
             severity=entry.get("severity"),
             bounded_by=tuple(entry.get("bounded_by", ())),
+            value=bool(entry.get("value", False)),
             nonblocking=(nonblocking["keyword"], nonblocking.get("position"))
             if nonblocking
             else None,
