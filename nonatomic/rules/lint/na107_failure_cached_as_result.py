@@ -21,10 +21,13 @@ _RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "
 # Keys that say a result store answers a repeated request (`results[request_id]`,
 # `responses[idem_key]`): without one, a store named only for results is a hand-back slot or
 # a run's table of outcomes (`results[cmd_id]` popped by the waiting caller) as often as a cache.
-_REQUEST_KEY_WORDS = {"request", "key", "idempotency", "idem", "dedupe", "dedup", "fingerprint", "hash", "digest"}
+# A bare `key` names nothing: every dict has one.
+_REQUEST_KEY_WORDS = {"request", "idempotency", "idem", "dedupe", "dedup", "fingerprint", "hash", "digest"}
 # Calls that write down what they are given: a failure passed to one is still the failure.
 _RECORDERS = {"str", "repr", "format", "dict", "list", "tuple", "json.dumps", "pickle.dumps",
               "traceback.format_exception", "traceback.format_exc"}
+# A store named with these answers a repeated request with what it holds.
+_REPLAY_WORDS = CACHE_WORDS - {"cache", "cached", "memo", "memoized"}
 # Clocks: a failure stored beside one of their readings is kept for a while, then retried.
 _CLOCKS = {"now", "utcnow", "time", "monotonic", "perf_counter", "timestamp"}
 # What a stored failure is spelled with.
@@ -74,12 +77,14 @@ class FailureCachedAsResult(LintRule):
     (`self.errors[key] = exc`) is not a result cache and is not flagged.
 
     ## Severity
-    An error when the store is named a cache (`idempotency`, `cache`,
-    `dedupe`, `replay`, `memo`). A store named only like a result store
-    (`results`, `responses`, `outcome`) is a warning when its key names a
-    request (`request_id`, `idem_key`, a hash), and `info` otherwise: keyed by a
-    command's or a worker's own id it is as often a slot that hands an outcome
-    back to the caller waiting for it, or a run's table of outcomes. A failure
+    An error when the store is named for answering a repeated request
+    (`idempotency`, `idem`, `dedupe`, `replay`). Any other cache or result
+    store (`cache`, `memo`, `results`, `responses`, `outcome`) is a warning
+    when its key names a request (`request_id`, `idem_key`, a hash), and
+    `info` otherwise: a plain cache that keeps a failure is most often a
+    lazy loader or a connection factory failing fast on purpose, and a store
+    keyed by a command's or a worker's own id is as often a slot that hands an
+    outcome back to the caller waiting for it, or a run's table of outcomes. A failure
     stored with the time it was stored (`cache[key] = exc, datetime.now()`) is a
     negative cache that expires, kept on purpose so a failing endpoint is not
     hammered: `info`.
@@ -218,6 +223,23 @@ class FailureCachedAsResult(LintRule):
             """,
     ]
     INVALID = [
+        # A loader cache that keeps a failed import so a broken optional dependency fails
+        # fast: a plain cache, shown at info.
+        Invalid(
+            """
+                class LazyCache:
+                    def get(self, key, loader):
+                        with self._lock:
+                            try:
+                                value = loader()
+                            except BaseException as e:
+                                self._cache[key] = e
+                                raise
+                            self._cache[key] = value
+                            return value
+                """,
+            line=7, severity="info",
+        ),
         # A cache that keeps a failed connection attempt for a while (a negative cache):
         # shown, since it answers a retry with the failure, but by design more often than not.
         Invalid(
@@ -405,11 +427,11 @@ class FailureCachedAsResult(LintRule):
         shown = source(named)
         if not _cache_name(shown, lasting=self._lasting(holder)) or not _failure(value, failures):
             return
-        # Named a cache (`idempotency`, `cache`, `dedupe`): seen.  Named only like a result
-        # store (`results`, `responses`): a warning when its key names a request, else info.
-        # Stored with its time: a negative cache that expires, on purpose.
+        # Named for answering a repeated request (`idempotency`, `dedupe`): seen.  Any other
+        # cache or result store: a warning when its key names a request, else info.  Stored
+        # with its time: a negative cache that expires, on purpose.
         stamped = _stamped(value)
-        cache = not stamped and bool(words(shown) & CACHE_WORDS)
+        cache = not stamped and bool(words(shown) & _REPLAY_WORDS)
         keyed = not stamped and key is not None and bool(words(source(key)) & _REQUEST_KEY_WORDS)
         self.report(
             node,
