@@ -115,6 +115,58 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A retry on a name conflict, under a new name each round: the conflicting create
+        # applied nothing, and a timeout is not retried.
+        """
+            import uuid
+
+            class Experiment:
+                def _create_project(self, client, dataset_id):
+                    base = self._experiment_name
+                    for _ in range(10):
+                        try:
+                            return client.create_project(self._experiment_name, reference_dataset_id=dataset_id)
+                        except LangSmithConflictError:
+                            self._experiment_name = f"{base}-{uuid.uuid4().hex[:6]}"
+                    raise ValueError("no unique experiment name")
+            """,
+        # Subscribing a local consumer to its topics, retried until it works: pub/sub plumbing.
+        """
+            from confluent_kafka import Consumer
+
+            def consume(config, topics, stop_event):
+                def make_consumer():
+                    consumer = Consumer(config)
+                    consumer.subscribe(topics)
+                    return consumer
+
+                return retry_until_success(stop_event, make_consumer, "create the consumer")
+
+            def retry_until_success(stop_event, func, what):
+                while not stop_event.is_set():
+                    try:
+                        return func()
+                    except Exception:
+                        stop_event.wait(1)
+            """,
+        # A POST that asks a model a question (`aask`), retried on 429s and 5xx.
+        """
+            import asyncio, random
+
+            import aiohttp
+
+            class DecisionModel:
+                _session: aiohttp.ClientSession
+
+                async def aask(self, state, questions):
+                    body = {"state": state, "model": self.name, "questions": questions}
+                    for attempt in range(self.retries + 1):
+                        try:
+                            async with self._session.post(self.url, json=body) as r:
+                                return (await r.json())["answers"]
+                        except aiohttp.ClientError:
+                            await asyncio.sleep(0.25 * 2**attempt * (1 + random.random()))
+            """,
         # A handler that re-raises unless the database refused the statement (a deadlock, a
         # lock wait that timed out): a rolled-back transaction applied nothing.
         """

@@ -229,6 +229,19 @@ class RetryWithoutBackoff(LintRule):
                     except OSError:
                         continue
             """,
+        # Each round sends a new name after a conflict: a search for a free name, not a retry.
+        """
+            import uuid
+
+            class Experiment:
+                def _create_project(self, client):
+                    base = self._experiment_name
+                    for _ in range(10):
+                        try:
+                            return client.create_project(self._experiment_name)
+                        except ProjectNameTaken:
+                            self._experiment_name = f"{base}-{uuid.uuid4().hex[:6]}"
+            """,
         # A retry construct around a function named for local work: it repairs and parses text.
         """
             import json

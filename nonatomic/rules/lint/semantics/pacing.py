@@ -473,7 +473,8 @@ def _loop_matters(scope: RetryScope, entries: list[Retried], model: ModuleModel,
 
 def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     """A handler changes what the next attempt sends (`batch = batch[:half]`,
-    `name = f"{base}_v{i}"`, or `state.recovers_from(e)` on the object each round
+    `name = f"{base}_v{i}"`, `self._name = ...` sent as `self._name`, or
+    `state.recovers_from(e)` on the object each round
     builds its arguments from): the loop searches for a request that works, it does
     not repeat one."""
     changed: set[str] = set()
@@ -488,7 +489,9 @@ def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
         }
     sent = [arg.value for entry in entries if entry.site for arg in entry.site.node.args]
     names = {name for value in sent for name in names_in(value)}
-    if changed & names:
+    # `self._name = f"{base}-{uuid4().hex[:6]}"` in the handler, `create(self._name)` sent
+    attributes = {dotted_name(node) for value in sent for node in walk.subtree(value) if isinstance(node, cst.Attribute)}
+    if changed & (names | attributes):
         return True
     # What the names sent are computed from, each round (an object handed over as
     # it is, `send(self.client)`, is not rebuilt by closing it in the handler).
