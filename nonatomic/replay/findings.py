@@ -79,8 +79,10 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
     # evidence's time order, an event cited once for each position the name has it at
     cited = [f"flatten(list_transform(p.evidence, lambda x: list_transform(list_filter(x.names, lambda n: "
              f"n = {_literal(n)}), lambda n: {_CITE})))" for n in names]
-    because = ", ".join(f"CASE WHEN len({c}) > 0 THEN concat('because ', {_template(clause, columns)}, ' (', "
-                        f"array_to_string({c}, ', '), ')') END" for c, (_, clause) in zip(cited, detector.witnesses))
+    cites = f"[{', '.join(cited)}]" if cited else "CAST([] AS VARCHAR[][])"  # computed once, read twice
+    because = ", ".join(f"CASE WHEN len(p.cites[{i}]) > 0 THEN concat('because ', {_template(clause, columns)}, ' (', "
+                        f"array_to_string(p.cites[{i}], ', '), ')') END"
+                        for i, (_, clause) in enumerate(detector.witnesses, 1))
     span_ids = ", ".join(f"span[{i}] AS {name}" for i, name in enumerate(CITED, 1))
     return f"""
     INSERT INTO {TABLE}
@@ -127,6 +129,10 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         FROM located l LEFT JOIN roles o USING (rid, event_id)
         GROUP BY l.rid
     ),
+    cited AS (
+        -- where each witness name's events are, as the because lines cite them
+        SELECT p.*, {cites} AS cites FROM proofs p
+    ),
     built AS (
         -- the evidence in the contract's order of fields
         SELECT r.task_id, r.step, {severity} AS severity, {_message(detector, columns)} AS message,
@@ -141,7 +147,7 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
                                       array_to_string(p.keys, chr(31)))), 16) AS fingerprint,
                {kind} AS subject_kind, {value} AS subject
         FROM {raw} r
-        JOIN proofs p USING (rid)
+        JOIN cited p USING (rid)
     )
     SELECT '{detector.code}', f.severity, f.task_id, f.step, f.ts, f.moment, f.fingerprint, f.subject_kind,
            f.subject,

@@ -66,11 +66,12 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
     A raw HTTP call is judged by its method. A PUT or DELETE is `info`: both
     are idempotent (RFC 9110), a repeat puts the same state or deletes what is
-    gone. A POST through a generic client (`requests.post(url)`,
+    gone; so is a write named for the same act (`delete_many`, `upsert_row`).
+    A POST or PATCH through a generic client (`requests.post(url)`,
     `self._client.post(self.url)`) whose URL is not a literal naming the
-    endpoint (nor a local bound once to one) is a `warning`: the write is
-    inferred from the verb, and POST is also how queries are sent; such a PATCH
-    is `info`, since most set fields. A POST that asks a model or runs a query
+    endpoint (nor a local bound once to one) is `info` too: the write is
+    inferred from the verb, POST is also how model calls and queries are sent,
+    and most PATCHes set fields. A POST that asks a model or runs a query
     (its URL says `/chat/completions`, `/embeddings`, `/classify`, `/generate`,
     `/search`, `/graphql` without a `mutation`, `/v1/messages` with a `model`;
     the function it is in is named `_classify`, `get_embeddings`, `search_docs`;
@@ -1113,7 +1114,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     requests.put(f"https://crm.example.com/contacts/{contact['id']}", json=contact, timeout=10)
                 """, line=7, severity="info"),
         # A POST to a URL held in a variable, through a generic client: a write known
-        # from the verb alone.
+        # from the verb alone (POST also carries model calls and searches): shown at info.
         Invalid("""
 
                 import httpx
@@ -1127,7 +1128,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
                     def deliver(self, event: dict):
                         return self._client.post(self.url, json=event)
-                """, line=12, severity="warning"),
+                """, line=12, severity="info"),
         # A PATCH to a URL held in a variable: most set fields, a repeat sets them again.
         Invalid("""
 

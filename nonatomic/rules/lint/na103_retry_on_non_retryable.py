@@ -296,7 +296,7 @@ class RetryOnNonRetryable(LintRule):
                 session.mount("https://", HTTPAdapter(max_retries=retry))
 
                 def create_order(cart, key):
-                    return session.post(URL, json=cart, headers={"Idempotency-Key": key}, timeout=10)
+                    return session.post(f"{API}/orders", json=cart, headers={"Idempotency-Key": key}, timeout=10)
                 """, line=7),
         # An idempotent DELETE retried on everything: the repeat changes nothing more.
         Invalid("""
