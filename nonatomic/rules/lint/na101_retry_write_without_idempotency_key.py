@@ -116,6 +116,20 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A generate-run-debug loop: each round runs the code the model wrote that round.
+        """
+            async def code_and_debug(model_client, code_executor, context, max_rounds=3):
+                for i in range(max_rounds):
+                    reply = await model_client.create(messages=context)
+                    blocks = extract_code_blocks(reply.content)
+                    try:
+                        for block in blocks:
+                            result = await code_executor.execute_code_blocks([block])
+                            context.append(result.output)
+                        break
+                    except TimeoutError:
+                        context.append("Code execution timed out.")
+            """,
         # A retry on a name conflict, under a new name each round: the conflicting create
         # applied nothing, and a timeout is not retried.
         """

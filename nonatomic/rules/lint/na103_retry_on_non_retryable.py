@@ -88,6 +88,29 @@ class RetryOnNonRetryable(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A handler that hands every failure to a classifier that re-raises the ones it
+        # cannot retry: the predicate lives in the classifier.
+        """
+            import time
+
+            class Handler:
+                def _do_retryable_operation(self, operation, **kwargs):
+                    retried_times = 0
+                    while retried_times <= 3:
+                        try:
+                            return operation(**kwargs)
+                        except Exception as exception:
+                            last_exception = self._handle_exception(exception)
+                            retried_times += 1
+                            time.sleep(2 ** retried_times)
+                    raise last_exception
+
+                def _send_batch_with_retry(self, batch):
+                    return self._do_retryable_operation(self._send_batch, batch=batch)
+
+                def _send_batch(self, batch):
+                    return self._client.send_message_batch(batch)
+            """,
         # Only transient errors are retried.
         """
             import httpx
@@ -353,7 +376,7 @@ class RetryOnNonRetryable(LintRule):
     def _check(self, scope: RetryScope, write: str, level: str | None) -> None:
         label = scope.label + shape_note(scope)
         what = retries_on(scope)
-        if what is not None and what.everything:
+        if what is not None and what.everything and not _hands_over(scope):
             handler = _catch_all_handler(scope) if scope.kind == "loop" else scope.node
             if handler is not None:
                 caught = _catch_all_spelling(scope, what.names)
@@ -387,6 +410,11 @@ class RetryOnNonRetryable(LintRule):
         return (retried[codes[0]], codes) if codes else None
 
 
+# Calls a handler hands the exception to only to tell someone (logs, prints, error trackers).
+_REPORTERS = frozenset({"print", "str", "repr", "format", "debug", "info", "warning", "warn", "error",
+                        "exception", "critical", "log", "capture_exception", "append", "isinstance"})
+
+
 def _catch_all_spelling(scope: RetryScope, names: tuple[str, ...]) -> str:
     if scope.caught == ():
         return "every exception (a bare `except:`)"
@@ -414,6 +442,29 @@ def _catch_all_handler(scope: RetryScope) -> cst.ExceptHandler | None:
         if not _raises(handler.body):
             return handler
     return None
+
+
+def _hands_over(scope: RetryScope) -> bool:
+    """A handler of the loop (the helper's own loop) passes what it caught to a function
+    that may re-raise it (`self._handle_exception(exc)`): the predicate is in there,
+    unknown here, not missing."""
+    loop = scope.node if scope.kind == "loop" else scope.inner.node if scope.inner is not None else None
+    if not isinstance(loop, (cst.For, cst.While)):
+        return False
+    for handler in handlers_in(loop.body):
+        if handler.name is None or not isinstance(handler.name.name, cst.Name):
+            continue
+        caught = handler.name.name.value
+        for call in walk.subtree(handler.body):
+            if not isinstance(call, cst.Call) or _last(dotted_name(call.func)) in _REPORTERS:
+                continue
+            if any(isinstance(arg.value, cst.Name) and arg.value.value == caught for arg in call.args):
+                return True
+    return False
+
+
+def _last(name: str | None) -> str:
+    return (name or "").rsplit(".", 1)[-1]
 
 
 def _types(expr: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -295,6 +295,14 @@ class CallWithoutTimeout(LintRule):
                 assert client._httpx_client.timeout == httpx.Timeout(None)
                 assert client._httpx_client.timeout != httpx.Timeout(5.0)
             """,
+        # No total for a long-lived stream, but a stalled read still times out.
+        """
+
+            import aiohttp
+
+            def follow_timeout(idle):
+                return aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=idle)
+            """,
         # A client over an in-process ASGI app: no network to wait for.
         """
 
@@ -719,7 +727,9 @@ class CallWithoutTimeout(LintRule):
             flag = calls.argument(node, (spec.nonblocking[0],), spec.nonblocking[1])
             if flag is not None and calls.is_false(flag.value):
                 return
-        given = calls.argument(node, spec.keywords, spec.position)
+        # any one of the keywords bounds it: `ClientTimeout(total=None, sock_read=60)` does
+        given = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value in spec.keywords
+                      and not calls.is_none(arg.value)), None) or calls.argument(node, spec.keywords, spec.position)
         if given is None and calls.has_star_args(node) and spec.position is not None:
             return  # *args may reach the timeout's position
         explicit_none = given is not None and calls.is_none(given.value)

@@ -14,6 +14,7 @@ _MEMO = re.compile(r"cache|memo", re.IGNORECASE)
 _Function = cst.FunctionDef | cst.Lambda
 _RUNTIME = "<runtime>"
 _KEYED_METHODS = frozenset({"setdefault", "pop"})  # methods whose first argument is a key
+_MEMBER_METHODS = frozenset({"add", "discard", "remove"})  # a set's: its members are its keys
 
 
 class MutableGlobalState(state.ScopeTracker, LintRule):
@@ -700,6 +701,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         self._registries: set[str] = set()  # globals that hold registered functions or classes
         self._reported_within: set[cst.CSTNode] = set()
         self._globals: list[tuple[cst.Global, cst.FunctionDef]] = []
+        self._looked_up: dict[int, set[str]] = {}  # id(function) -> names it looks keys up in
 
     # -- what the module defines ------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -848,7 +850,14 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             for name, found in sites.items()
             if not state.once_flag(name)
         }
-        self.place(site[0] for found in kept.values() for site in found)
+        # every line a message names, placed in one walk (one each would walk the tree per finding)
+        self.place([
+            *(site[0] for found in kept.values() for site in found),
+            *(self._containers[name][1] for name in kept if name in self._containers),
+            *(node for name in kept if (node := self._module_names.bound.get(name)) is not None),
+            *(self._scope_names(site[1]).bound[name] for name, found in kept.items() for site in found
+              if site[2] and name in self._scope_names(site[1]).bound),
+        ])
         findings: dict[int, list[tuple[str, list[tuple[cst.CSTNode, _Function, bool]]]]] = {}
         for name, found in kept.items():
             if not found:
@@ -865,7 +874,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             stored: set[str] = set()  # what it is filled with (`history.append(msg)`)
             for name, found in group:
                 for site in found:
-                    for key, seen in self._keys(site[0], name):
+                    for key, seen in self._keys(site[0], name, self._containers.get(name, ("", None))[0]):
                         keys.setdefault(key, seen)
                     stored |= self._filled_with(site[0])
             # A `global` rebinding is a singleton, a flag or a setting, never a keyed store; a memo
@@ -901,30 +910,23 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         configuration, and calling it again reloads it (`_populate_model_sets()`)."""
         return isinstance(function, cst.FunctionDef) and None in self._callers.get(function.name.value, ())
 
-    @staticmethod
-    def _memoizes(node: cst.CSTNode, function: _Function, name: str) -> bool:
+    def _memoizes(self, node: cst.CSTNode, function: _Function, name: str) -> bool:
         """`if key in NAME: return NAME[key]` ... `NAME[key] = user`: a lookup stored where it
         is looked up (a value computed, not an empty list to fill)."""
         if not isinstance(node, cst.Assign) or isinstance(node.value, state.LITERAL_CONTAINERS):
             return False
-        for inner in walk.subtree(function):
-            if isinstance(inner, cst.Comparison) and any(
-                isinstance(c.operator, (cst.In, cst.NotIn)) and isinstance(c.comparator, cst.Name)
-                and c.comparator.value == name for c in inner.comparisons
-            ):
-                return True
-            if (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "get"
-                    and isinstance(inner.func.value, cst.Name) and inner.func.value.value == name):
-                return True
-        return False
+        if id(function) not in self._looked_up:
+            self._looked_up[id(function)] = _looked_up_in(function)
+        return name in self._looked_up[id(function)]
 
     @staticmethod
-    def _keys(node: cst.CSTNode, container: str) -> list[tuple[str, set[str]]]:
+    def _keys(node: cst.CSTNode, container: str, kind: str) -> list[tuple[str, set[str]]]:
         """The keys a mutation gives the container (`_sessions[user_id]`, `.pop(user_id)`,
-        `.setdefault(user_id, [])`), each as its source and the names in it; a constant key
-        (`_last["refund"]`) is a slot, not a key."""
+        `.setdefault(user_id, [])`, a set's `.add(session_id)`), each as its source and the
+        names in it; a constant key (`_last["refund"]`) is a slot, not a key."""
         if isinstance(node, cst.Call):
-            keyed = isinstance(node.func, cst.Attribute) and node.func.attr.value in _KEYED_METHODS
+            methods = _KEYED_METHODS | (_MEMBER_METHODS if kind == "set" else frozenset())
+            keyed = isinstance(node.func, cst.Attribute) and node.func.attr.value in methods
             values = [arg.value for arg in node.args[:1]] if keyed else []
         else:
             values = [
@@ -1018,6 +1020,19 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             "every request in the process sees the last writer's value, and a check-then-set "
             "(lazy init, once-flags) races; set it at import time, under a lock, or per run (`ContextVar`)"
         )
+
+
+def _looked_up_in(function: _Function) -> set[str]:
+    """The names a function looks keys up in: `... in NAME`, `NAME.get(...)`."""
+    found = set()
+    for inner in walk.subtree(function):
+        if isinstance(inner, cst.Comparison):
+            found |= {c.comparator.value for c in inner.comparisons
+                      if isinstance(c.operator, (cst.In, cst.NotIn)) and isinstance(c.comparator, cst.Name)}
+        elif (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "get"
+              and isinstance(inner.func.value, cst.Name)):
+            found.add(inner.func.value.value)
+    return found
 
 
 def _more(count: int) -> str:

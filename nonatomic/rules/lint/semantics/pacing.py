@@ -491,13 +491,35 @@ def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     names = {name for value in sent for name in names_in(value)}
     # `self._name = f"{base}-{uuid4().hex[:6]}"` in the handler, `create(self._name)` sent
     attributes = {dotted_name(node) for value in sent for node in walk.subtree(value) if isinstance(node, cst.Attribute)}
-    if changed & (names | attributes):
+    if changed & (names | attributes) or _regenerated(loop, names):
         return True
     # What the names sent are computed from, each round (an object handed over as
     # it is, `send(self.client)`, is not rebuilt by closing it in the handler).
     built = _assignments(loop.body)
     used = {dotted_name(ref) or "" for name in names for value in built.get(name, []) for ref in _references(value)}
     return any(name == receiver or name.startswith(receiver + ".") for name in used for receiver in told)
+
+
+def _regenerated(loop: cst.For | cst.While, names: set[str]) -> bool:
+    """What the round sends comes, through the loop's own assignments (and the `for`s over
+    them), from a model call made in the round (`create(messages=...)`): a generate-run-
+    debug loop that runs new code each round, not a repeat of the same request."""
+    values = _assignments(loop.body)
+    for inner in walk.subtree(loop.body):
+        if isinstance(inner, cst.For) and isinstance(inner.target, cst.Name):
+            values.setdefault(inner.target.value, []).append(inner.iter)
+    keywords = set(_pack()["model_call_keywords"])
+    seen: set[str] = set()
+    frontier = set(names)
+    while frontier:
+        name = frontier.pop()
+        seen.add(name)
+        for value in values.get(name, []):
+            if any(isinstance(call, cst.Call) and any(a.keyword is not None and a.keyword.value in keywords
+                                                     for a in call.args) for call in walk.subtree(value)):
+                return True
+            frontier |= names_in(value) - seen
+    return False
 
 
 def _repairs(loop: cst.For | cst.While) -> bool:
