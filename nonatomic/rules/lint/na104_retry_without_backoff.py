@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.semantics.confidence import severity, shape_note
+from nonatomic.rules.lint.semantics.confidence import INFERRED, severity, shape_note
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.pacing import (
     FIXED,
@@ -15,7 +15,7 @@ from nonatomic.rules.lint.semantics.pacing import (
     wait_of,
 )
 from nonatomic.rules.lint.semantics.retry import RetryProvider
-from nonatomic.rules.lint.semantics.retryable import conflicts_only
+from nonatomic.rules.lint.semantics.retryable import conflicts_only, is_timeout
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
 DEFAULT_FIX_MAX_WAIT = 30
@@ -63,8 +63,10 @@ class RetryWithoutBackoff(LintRule):
     ## Severity
     A warning for a retry construct or a loop that counts its attempts; `info`
     for a loop taken for a retry from its shape alone (a `while` loop with no
-    attempt count), which the message says. A re-ask after a validation or
-    parse error of the answer is not reported at all.
+    attempt count), which the message says, and for a loop that goes round
+    only on a timeout: each attempt has already waited out its timeout, a
+    fixed pace rather than none. A re-ask after a validation or parse error of
+    the answer is not reported at all.
 
     ## Example
     ```python
@@ -389,6 +391,17 @@ class RetryWithoutBackoff(LintRule):
             """,
     ]
     INVALID = [
+        # Going round only on a timeout: each attempt waited its timeout, a fixed pace (info).
+        Invalid("""
+                import requests
+
+                def notify(url, event):
+                    for attempt in range(3):
+                        try:
+                            return requests.post(f"{url}/events", json=event, timeout=5)
+                        except requests.Timeout:
+                            continue
+                """, line=4, severity="info"),
         # A constant named like the server's header is still the module's own fixed wait.
         Invalid("""
                 import time
@@ -621,6 +634,16 @@ class RetryWithoutBackoff(LintRule):
     def _no_wait(self, scope: RetryScope) -> None:
         args = f"multiplier=1, max={self.fix_max_wait}"
         fix = tenacity_setting(scope, "wait", "wait_random_exponential", args)
+        if scope.kind == "loop" and scope.caught and all(is_timeout(name) for name in scope.caught):
+            # Only timeouts go round: each failed attempt has already waited out its timeout,
+            # a fixed pace rather than none.
+            self.report(
+                header(scope),
+                f"{scope.label}{shape_note(scope)} goes round on a timeout with no wait of its own: clients that "
+                "timed out together retry together, each after its timeout; back off exponentially, with jitter",
+                severity=INFERRED,
+            )
+            return
         self.report(
             header(scope),
             f"{scope.label}{shape_note(scope)} starts the next attempt at once: every failed client retries "
