@@ -116,6 +116,21 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # Building the request a stub then sends: the builder writes nothing.
+        """
+            from tenacity import retry, stop_after_attempt
+
+            class Handler:
+                @retry(stop=stop_after_attempt(3))
+                def drop_database(self, name):
+                    request = Prepare.drop_database_req(name)
+                    return self._send(request)
+
+                @retry(stop=stop_after_attempt(3))
+                def create_database(self, name):
+                    request = RequestBuilder.create_database(name)
+                    return self._send(request)
+            """,
         # A generate-run-debug loop: each round runs the code the model wrote that round.
         """
             async def code_and_debug(model_client, code_executor, context, max_rounds=3):

@@ -72,6 +72,8 @@ class ToolRegistry(NameLevels):
         self.not_writes = set(pack["not_writes"])
         self.applies_once = set(pack["applies_once"])
         self.client_parts = set(pack["client_parts"])
+        self.builders = set(pack["builders"])
+        self.request_objects = set(pack["request_objects"])
         self.invocations = set(pack["tool_invocations"])
         self.inference = tuple(pack["inference_calls"])
         self.inference_with_model = tuple(pack["inference_calls_with_model"])
@@ -166,6 +168,9 @@ class ToolRegistry(NameLevels):
         receiver = target.value if isinstance(target, cst.Attribute) else None
         if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
             return None  # a method the module does not define: framework plumbing
+        if word_list(method)[-1] in self.request_objects or (
+                receiver is not None and set(word_list(_last_part(receiver))) & self.builders):
+            return None  # it builds the request another call sends
         # A client's in-process part (`node.connection_pool.release(conn)`) is plumbing, and
         # a command that applies only once (`set(key, token, nx=True)`: a retry finds the key).
         client = receiver is not None and self.on_client(callee) and not self._client_part(receiver)
@@ -425,6 +430,10 @@ def _max_level(a: str, b: str) -> str:
 
 
 _PATH_GRAPHQL = "/graphql"
+
+
+def _last_part(expr: cst.BaseExpression) -> str:
+    return (dotted_name(expr) or "").rsplit(".", 1)[-1]
 
 
 def _url_of(carrier: cst.Call, where: FunctionFacts | None) -> cst.BaseExpression | None:
