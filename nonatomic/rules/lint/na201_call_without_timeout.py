@@ -578,17 +578,9 @@ class CallWithoutTimeout(LintRule):
         self._exits: list[list[cst.BaseExpression]] = [[]]  # per function: tests of the `if`s above that leave it
         self._guards: list[cst.BaseExpression] = []  # tests of the `if`/`while` bodies the call is in
         self._cli = _is_command_line(node)
-        # names bound to an in-process transport (`_TRANSPORT = httpx.ASGITransport(app=...)`), and
-        # the calls made inside a call or dict that hands one over as `transport`
-        self._local_transports: set[str] = set()
-        self._local_transports = {
-            target.value
-            for assign in walk.subtree(node)
-            if isinstance(assign, (cst.Assign, cst.AnnAssign)) and assign.value is not None
-            and self._in_process(assign.value)
-            for target in ([t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target])
-            if isinstance(target, cst.Name)
-        }
+        self._module = node
+        self._local_transports: set[str] | None = None  # see _transport_names, found when first needed
+        # the calls made inside a call or dict that hands an in-process transport over as `transport`
         self._local_calls: set[int] = set()
         self._compared: set[int] = set()  # calls that are an operand of a comparison
 
@@ -690,8 +682,22 @@ class CallWithoutTimeout(LintRule):
 
     def _in_process(self, value: cst.BaseExpression) -> bool:
         if isinstance(value, cst.Name):
-            return value.value in self._local_transports
+            return value.value in self._transport_names()
         return isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] in self.transports
+
+    def _transport_names(self) -> set[str]:
+        """Names the module binds to an in-process transport (`_TRANSPORT = httpx.ASGITransport(app=...)`);
+        looked for only in a module that hands a name over as `transport`."""
+        if self._local_transports is None:
+            self._local_transports = {
+                target.value
+                for assign in walk.subtree(self._module)
+                if isinstance(assign, (cst.Assign, cst.AnnAssign)) and isinstance(assign.value, cst.Call)
+                and self._in_process(assign.value)
+                for target in ([t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target])
+                if isinstance(target, cst.Name)
+            }
+        return self._local_transports
 
     def _hand_over(self, entries: list[tuple[str | None, cst.BaseExpression]], node: cst.CSTNode) -> None:
         """A call or dict given an in-process `transport`: it and the calls in it reach no network."""
