@@ -231,6 +231,23 @@ class RetryWithoutBackoff(LintRule):
                     except OSError:
                         continue
             """,
+        # Polling a read until it answers 200, the response held by `async with ... as`.
+        """
+            import asyncio
+
+            import aiohttp
+
+            async def wait_for_browser(json_url):
+                async with aiohttp.ClientSession() as session:
+                    for _ in range(10):
+                        try:
+                            async with session.get(json_url) as response:
+                                if response.status == 200:
+                                    return await response.json()
+                        except Exception:
+                            pass
+                        await asyncio.sleep(0.5)
+            """,
         # Each round sends a new name after a conflict: a search for a free name, not a retry.
         """
             import uuid

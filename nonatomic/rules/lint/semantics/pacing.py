@@ -537,13 +537,21 @@ def _repairs(loop: cst.For | cst.While) -> bool:
 
 def _polls(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     """The loop ends on a test of what a retried read returned (`if r.status_code == 200:
-    break`, `if job.done: return job`, or sets the `while` flag there): it waits for a
-    state, as a poll does."""
+    break`, `if job.done: return job`, a response held by `with ... as r`, or sets the
+    `while` flag there): it waits for a state, as a poll does."""
     retried = {id(entry.node) for entry in entries}
     results = {
         name
         for name, values in _assignments(loop.body).items()
         if any(id(call) in retried for value in values for call in calls_in(value))
+    }
+    # `async with session.get(url) as response: if response.status == 200: return ...`
+    results |= {
+        item.asname.name.value
+        for node in walk.subtree(loop.body) if isinstance(node, cst.With)
+        for item in node.items
+        if item.asname is not None and isinstance(item.asname.name, cst.Name)
+        and any(id(call) in retried for call in calls_in(item.item))
     }
     flags = names_in(loop.test) if isinstance(loop, cst.While) else set()
     for branch in ifs_in(loop.body):
