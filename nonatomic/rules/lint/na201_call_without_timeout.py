@@ -7,6 +7,7 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.agents import is_deadline
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.semantics.loops import ends_with
 from nonatomic.rules.lint.semantics.timeouts import in_process_transports, load_specs
 from nonatomic.rules.lint.tree import walk
 
@@ -598,7 +599,7 @@ class CallWithoutTimeout(LintRule):
     def leave_If(self, original_node: cst.If) -> None:
         self._tests.pop()
         # `if not url.startswith("data:"): raise ...`: what follows runs only when the test failed
-        if original_node.orelse is None and _leaves(original_node.body):
+        if original_node.orelse is None and ends_with(original_node.body, cst.Raise, cst.Return):
             self._exits[-1].append(original_node.test)
 
     def visit_If_body(self, node: cst.If) -> None:
@@ -808,14 +809,6 @@ def _texts(node: cst.CSTNode) -> list[str]:
         value = node.evaluated_value
         return [value] if isinstance(value, str) else []
     return [text for child in walk.children(node) for text in _texts(child)]
-
-
-def _leaves(body: cst.BaseSuite) -> bool:
-    """The block ends by raising or returning."""
-    last = body.body[-1] if body.body else None
-    if isinstance(last, cst.SimpleStatementLine):
-        last = last.body[-1]
-    return isinstance(last, (cst.Raise, cst.Return))
 
 
 def _data_url(arg: cst.BaseExpression, tests: list[cst.BaseExpression]) -> bool:

@@ -151,9 +151,15 @@ def _goes_round_only_if_refused(handler: cst.ExceptHandler) -> bool:
 
 
 def _raises(block: cst.BaseSuite) -> bool:
-    statements = block.body if isinstance(block, cst.IndentedBlock) else []
-    last = statements[-1] if statements else None
-    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
+    return ends_with(block, cst.Raise)
+
+
+def ends_with(block: cst.BaseSuite, *kinds: type[cst.BaseSmallStatement]) -> bool:
+    """The block's last statement is one of `kinds` (`cst.Raise`, `cst.Return`)."""
+    last = block.body[-1] if block.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1]
+    return isinstance(last, kinds)
 
 
 def _disjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
