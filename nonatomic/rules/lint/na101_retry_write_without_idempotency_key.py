@@ -4,12 +4,13 @@ from __future__ import annotations
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.semantics.confidence import severity, shape_note, write_note
+from nonatomic.rules.lint.semantics.confidence import INFERRED, severity, shape_note, write_note
 from nonatomic.rules.lint.semantics.loops import not_applied_words
 from nonatomic.rules.lint.semantics.model import Retried
 from nonatomic.rules.lint.semantics.pacing import adapts
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.retry import RetryProvider
+from nonatomic.rules.lint.semantics.retryable import undone_by
 from nonatomic.rules.lint.semantics.tool_config import LEVELS
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
@@ -130,6 +131,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 def create_database(self, name):
                     request = RequestBuilder.create_database(name)
                     return self._send(request)
+            """,
+        # A class's own factory, named for what the class is, makes an object in memory.
+        """
+            from tenacity import retry, stop_after_attempt
+
+            @retry(stop=stop_after_attempt(3))
+            def open_camera(device):
+                source = media.VideoSource(device.width, device.height)
+                return media.LocalVideoTrack.create_video_track("camera", source)
             """,
         # A generate-run-debug loop: each round runs the code the model wrote that round.
         """
@@ -1211,6 +1221,23 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     return requests.post("https://api.linear.app/graphql", json={"query": mutation, "variables": {"title": title}},
                                          headers={"Authorization": token}, timeout=30)
                 """, line=8),
+        # A handler that undoes the attempt before the retry: clean only if the undo
+        # reaches what the attempt did (a track dies with its session; a commit that
+        # landed before its reply was lost does not roll back), so it is shown at info.
+        Invalid("""
+
+                from tenacity import retry, stop_after_attempt, wait_exponential
+
+                class Room:
+                    @retry(stop=stop_after_attempt(3), wait=wait_exponential(min=1, max=10))
+                    async def join(self, track):
+                        try:
+                            await self.room.connect(self.url, self.token)
+                            await self.room.publish_track(track)
+                        except Exception:
+                            await self._rollback_join()
+                            raise
+                """, line=9, severity="info"),
         # Inferred through a helper: reported with the chain, at a lower severity.
         Invalid(
             """
@@ -1306,16 +1333,20 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             if self.registry.key_of_retried(retried, model) is not None:
                 continue
             reported.add(id(retried.node))
-            self.report(retried.node, self._message(retried, write), severity=severity(write, retried.scopes, handed=retried.site is None))
+            undo = (undone_by(retried.site.node, retried.function.node)
+                    if retried.site is not None and retried.function is not None else None)
+            self.report(retried.node, self._message(retried, write, undo),
+                        severity=INFERRED if undo else severity(write, retried.scopes, handed=retried.site is None))
 
     @staticmethod
-    def _message(retried: Retried, write) -> str:
+    def _message(retried: Retried, write, undo: str | None) -> str:
         scope = retried.scopes[0]
         what = f"`{write.name}(...)`" if retried.site is not None else f"`{write.name}`"
         via = f" (it calls `{write.via}`)" if write.via else ""
         guessed = "" if write.known else " (by its name)"
         shape = shape_note(scope)
+        undone = f" unless `{undo}`, which the handler calls first, undid it" if undo else ""
         return (
             f"{what} is a write{via}{guessed}{write_note(write)} retried by {scope.label}{shape} without an idempotency key: "
-            "an attempt that timed out after the side effect happened is repeated"
+            f"an attempt that timed out after the side effect happened is repeated{undone}"
         )

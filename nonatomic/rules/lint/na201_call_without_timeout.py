@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 
 import libcst as cst
 
@@ -45,9 +46,11 @@ class CallWithoutTimeout(LintRule):
     A call whose library has a sane default (`httpx`, 5 s) is not flagged unless
     the default is switched off with `timeout=None`. A call passing `**kwargs`
     is not flagged: the timeout may be in there; nor is an LLM client given its
-    own `http_client`, nor an `aiohttp.ClientSession` whose every request in the
-    function passes its own `timeout=`, nor a `Queue.get()` inside a `while not
-    q.empty():` or `if not q.empty():` test of the same queue.
+    own `http_client`, nor a client (an `aiohttp.ClientSession`, an `httpx` client
+    built with `timeout=None`) whose every request where it is held (the function,
+    or the class for `self._client`) passes its own `timeout=` or runs under
+    `asyncio.wait_for(..., timeout)` or `asyncio.timeout(...)`, nor a `Queue.get()`
+    inside a `while not q.empty():` or `if not q.empty():` test of the same queue.
 
     ## Severity
     An error for a network call that waits forever (requests, urlopen, SMTP,
@@ -184,6 +187,24 @@ class CallWithoutTimeout(LintRule):
                     async with s.get(url, timeout=aiohttp.ClientTimeout(total=10)) as r:
                         pass
                     await s.post(url, **kw)
+            """,
+        # The client's own timeout is off because each request the class makes is bounded
+        # by the caller's deadline.
+        """
+            import asyncio
+            import httpx
+
+            class Transport:
+                def __init__(self, deadline: float, client: httpx.AsyncClient | None = None):
+                    self._deadline = deadline
+                    self._client = client or httpx.AsyncClient(timeout=None)
+
+                async def fetch(self, url):
+                    return await asyncio.wait_for(self._client.get(url), timeout=self._deadline)
+
+                async def send(self, url, body):
+                    async with asyncio.timeout(self._deadline):
+                        return await self._client.post(url, json=body)
             """,
         # The client's own http_client may carry the timeout.
         """
@@ -432,6 +453,22 @@ class CallWithoutTimeout(LintRule):
                 import aiohttp
                 t = aiohttp.ClientTimeout()
                 """, line=2),
+        # One request of the class outside the deadline: the client's None reaches it.
+        Invalid("""
+                import asyncio
+                import httpx
+
+                class Transport:
+                    def __init__(self, deadline: float):
+                        self._deadline = deadline
+                        self._client = httpx.AsyncClient(timeout=None)
+
+                    async def fetch(self, url):
+                        return await asyncio.wait_for(self._client.get(url), timeout=self._deadline)
+
+                    async def stream(self, url):
+                        return await self._client.get(url)
+                """, line=7),
         # One request on the session without its own timeout is enough.
         Invalid(
             """
@@ -578,6 +615,7 @@ class CallWithoutTimeout(LintRule):
         self._tests: list[cst.BaseExpression] = []  # tests of the `if`s around the call
         self._exits: list[list[cst.BaseExpression]] = [[]]  # per function: tests of the `if`s above that leave it
         self._guards: list[cst.BaseExpression] = []  # tests of the `if`/`while` bodies the call is in
+        self._classes: list[cst.ClassDef] = []
         self._cli = _is_command_line(node)
         self._module = node
         self._local_transports: set[str] | None = None  # see _transport_names, found when first needed
@@ -653,32 +691,46 @@ class CallWithoutTimeout(LintRule):
         if node.asname is not None and isinstance(node.asname.name, cst.Name):
             self._bind(node.item, node.asname.name.value)
 
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
+
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            self._bind(node.value, node.targets[0].target.value)
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        name = dotted_name(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if name is not None and (isinstance(target, cst.Name) or name.count(".") == 1 and name.startswith("self.")):
+            value = node.value
+            if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+                value = value.right  # `self._client = client or httpx.AsyncClient(timeout=None)`
+            self._bind(value, name)
 
     def _bind(self, value: cst.BaseExpression, name: str) -> None:
         value = value.expression if isinstance(value, cst.Await) else value
         if isinstance(value, cst.Call):
             self._bound[id(value)] = name
 
-    def _requests_bounded(self, session: cst.Call) -> bool:
-        """Every request made on the session in its function passes its own timeout (or
-        **kwargs), and there is one: then the session needs none."""
-        name = self._bound.get(id(session))
-        requests = [
-            node
-            for node in walk.subtree(self._scopes[-1])
-            if isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and isinstance(node.func.value, cst.Name)
-            and node.func.value.value == name
-            and node.func.attr.value in _SESSION_REQUESTS
-        ]
-        return bool(name and requests) and all(
-            calls.has_star_kwargs(request)
+    def _requests_bounded(self, client: cst.Call, callee: str) -> bool:
+        """Every request made on the client where it is held (its function, or its class
+        for `self._client`) bounds itself: passes its own timeout (or **kwargs), or runs
+        under `asyncio.wait_for(..., timeout)` / `with asyncio.timeout(...)`; and there
+        is one.  Then the client needs none, and `timeout=None` at the client is on purpose."""
+        name = self._bound.get(id(client))
+        methods = {other.rsplit(".", 1)[1] for other in self.specs if other.startswith(f"{callee}.")} or (
+            _SESSION_REQUESTS if callee == _SESSION else set())
+        if name is None or not methods:
+            return False
+        held_in = self._scopes[-1] if "." not in name else self._classes[-1] if self._classes else None
+        if held_in is None:
+            return False
+        requests = [(request, under) for request, under in _calls_under_deadline(held_in)
+                    if isinstance(request.func, cst.Attribute) and request.func.attr.value in methods
+                    and dotted_name(request.func.value) == name]
+        return bool(requests) and all(
+            under or calls.has_star_kwargs(request)
             or ((given := calls.keyword(request, "timeout")) is not None and not calls.is_none(given.value))
-            for request in requests
+            for request, under in requests
         )
 
     def _in_process(self, value: cst.BaseExpression) -> bool:
@@ -746,7 +798,7 @@ class CallWithoutTimeout(LintRule):
             bad = not self._under_deadline(node)
         else:
             bad = given is None or explicit_none
-        if not bad or (callee == _SESSION and not explicit_none and self._requests_bounded(node)):
+        if not bad or self._requests_bounded(node, callee):
             return
         short = callee.rsplit(".", 2)
         shown = ".".join(short[-2:]) if len(short) > 1 else callee
@@ -763,6 +815,21 @@ class CallWithoutTimeout(LintRule):
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
             severity=spec.severity,
         )
+
+
+def _calls_under_deadline(tree: cst.CSTNode, under: bool = False) -> Iterator[tuple[cst.Call, bool]]:
+    """Each call in `tree`, and whether a deadline bounds it: it is the first argument of
+    `asyncio.wait_for(..., timeout)` or inside `with asyncio.timeout(...)`."""
+    if isinstance(tree, cst.With) and any(isinstance(item.item, cst.Call) and is_deadline(item.item)
+                                          for item in tree.items):
+        under = True
+    waited = None
+    if isinstance(tree, cst.Call):
+        yield tree, under
+        if tree.args and is_deadline(tree):
+            waited = tree.args[0]
+    for child in walk.children(tree):
+        yield from _calls_under_deadline(child, under or child is waited)
 
 
 def _is_command_line(module: cst.Module) -> bool:

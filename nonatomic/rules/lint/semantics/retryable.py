@@ -340,6 +340,22 @@ def handlers_in(node: cst.CSTNode) -> list[cst.ExceptHandler]:
     return found
 
 
+def undone_by(call: cst.Call, function: cst.CSTNode) -> str | None:
+    """The call a handler of a `try` around `call` (in `function`) makes to undo the
+    attempt (`self._rollback_partial_connect()`): one named with an `undo_words` word."""
+    words = frozenset(load_pack("retry")["undo_words"])
+    for node in walk.subtree(function):
+        if not isinstance(node, cst.Try) or not any(n is call for n in walk.subtree(node.body)):
+            continue
+        for handler in node.handlers:
+            for undo in calls_in(handler.body):
+                name = dotted_name(undo.func) or ""
+                spoken = word_list(name.rsplit(".", 1)[-1])
+                if words & {*spoken, *(a + b for a, b in zip(spoken, spoken[1:]))}:  # `roll_back`
+                    return name
+    return None
+
+
 def else_leaves(branch: cst.If) -> bool:
     """`if ...: ... else: raise`: when the test fails, the loop is left."""
     return isinstance(branch.orelse, cst.Else) and not goes_round(branch.orelse.body)

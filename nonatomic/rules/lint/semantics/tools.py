@@ -168,9 +168,8 @@ class ToolRegistry(NameLevels):
         receiver = target.value if isinstance(target, cst.Attribute) else None
         if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
             return None  # a method the module does not define: framework plumbing
-        if word_list(method)[-1] in self.request_objects or (
-                receiver is not None and set(word_list(_last_part(receiver))) & self.builders):
-            return None  # it builds the request another call sends
+        if self._builds(method, receiver):
+            return None
         # A client's in-process part (`node.connection_pool.release(conn)`) is plumbing, and
         # a command that applies only once (`set(key, token, nx=True)`: a retry finds the key).
         client = receiver is not None and self.on_client(callee) and not self._client_part(receiver)
@@ -191,6 +190,20 @@ class ToolRegistry(NameLevels):
         # constructor).  Guessed: an overloaded verb, or a bare name (an import, unresolved).
         known = level != "low" and receiver is not None
         return self._http_write(shown, level, verb, carrier, where, known=known)
+
+    def _builds(self, method: str, receiver: cst.BaseExpression | None) -> bool:
+        """The call makes an object in memory: a request another call sends (`drop_table_req`,
+        `Prepare.create_database_req(...)`), or an instance of the class it is called on,
+        named for what that class is (`LocalAudioTrack.create_audio_track(...)`)."""
+        words = word_list(method)
+        if words[-1] in self.request_objects:
+            return True
+        if receiver is None:
+            return False
+        owner = _last_part(receiver)
+        owner_words = set(word_list(owner))
+        return bool(owner_words & self.builders) or (
+            owner[:1].isupper() and len(words) > 1 and set(words[1:]) <= owner_words)
 
     def _reads_statement(self, carrier: cst.Call) -> bool:
         """The call's first argument is a statement text that only reads (its literal
