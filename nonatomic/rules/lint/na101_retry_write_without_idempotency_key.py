@@ -117,6 +117,32 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # It goes round only when the error says the port it asked for was taken: the
+        # container was refused, nothing was made.
+        """
+            import time
+
+            def start_worker(manager, image, port):
+                for _ in range(5):
+                    try:
+                        return manager.create_container(image=image, host_port=port)
+                    except RuntimeError as error:
+                        if "port is already allocated" not in str(error).lower():
+                            raise
+                        time.sleep(2)
+            """,
+        # Each round asks for a free port and starts the container on it: the round
+        # that fails on a taken port is followed by another request, not a repeat.
+        """
+            def start_sandbox(manager, image):
+                for _ in range(3):
+                    port = allocate_free_port()
+                    try:
+                        return manager.create_container(image=image, host_port=port)
+                    except RuntimeError as error:
+                        if "port" not in str(error):
+                            raise
+            """,
         # Building the request a stub then sends: the builder writes nothing.
         """
             from tenacity import retry, stop_after_attempt
@@ -640,6 +666,27 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                             return api.get_invoice(ref)
                         time.sleep(2 ** attempt)
             """,
+        # The same with the lookup's answer held in a name: adopt what the lost reply made.
+        """
+            import asyncio
+
+            import aiohttp
+
+            async def create_tenant(session: aiohttp.ClientSession, base, name):
+                tenant = None
+                for attempt in range(4):
+                    try:
+                        async with session.post(f"{base}/api/v1/tenants", json={"name": name}) as resp:
+                            tenant = (await resp.json())["id"]
+                        break
+                    except (aiohttp.ClientError, asyncio.TimeoutError):
+                        existing = await find_tenant_by_name(session, base, name)
+                        if existing is not None:
+                            tenant = existing
+                            break
+                        await asyncio.sleep(2 ** attempt)
+                return tenant
+            """,
         # A model endpoint: inference, not a write.
         """
 
@@ -651,6 +698,17 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                         return await client.post("https://api.example.com/v1/chat/completions", json=payload)
                     except httpx.TimeoutException:
                         continue
+            """,
+        # An endpoint named for generation (`{base}/worker_generate_stream`): a model answers.
+        """
+            import aiohttp
+            from tenacity import retry, stop_after_attempt, wait_exponential
+
+            @retry(stop=stop_after_attempt(3), wait=wait_exponential(min=1, max=10))
+            async def answer(base_url, body):
+                async with aiohttp.ClientSession() as session:
+                    async with session.post(f"{base_url}/worker_generate_stream", json=body) as response:
+                        return await response.text()
             """,
         # A POST that asks a model or runs a query, by its URL or by the function it is in.
         """
@@ -756,6 +814,49 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 """,
             line=8,
         ),
+        # A graph write handed to the driver as a transaction function: a CREATE adds a
+        # node each time it runs, and the nested function of the same name elsewhere in the
+        # module (an upsert) does not decide for this one.
+        Invalid("""
+
+                from neo4j.exceptions import TransientError
+                from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+
+                class Events:
+                    @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10),
+                           retry=retry_if_exception_type(TransientError))
+                    async def record(self, event):
+                        async with self.driver.session() as session:
+                            async def write(tx):
+                                await tx.run("CREATE (e:Event {id: $id, at: $at})", id=event.id, at=event.at)
+                            await session.execute_write(write)
+
+                    @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10),
+                           retry=retry_if_exception_type(TransientError))
+                    async def merge_user(self, user):
+                        async with self.driver.session() as session:
+                            async def write(tx):
+                                await tx.run("MERGE (u:User {id: $id}) SET u += $props", id=user.id, props=user.props)
+                            await session.execute_write(write)
+                """, line=12),
+        # Its statement only merges and sets what it names (an upsert keyed on the node's
+        # id), or only deletes: a repeat leaves the same graph.  Shown at info.
+        Invalid("""
+
+                from neo4j.exceptions import TransientError
+                from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+
+                class Entities:
+                    @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10),
+                           retry=retry_if_exception_type(TransientError))
+                    async def upsert_entity(self, entity_id, props):
+                        async with self.driver.session() as session:
+                            async def write(tx):
+                                query = ("MERGE (n:Entity {entity_id: $entity_id}) "
+                                         "ON CREATE SET n.created_at = timestamp() SET n += $props")
+                                await tx.run(query, entity_id=entity_id, props=props)
+                            await session.execute_write(write)
+                """, line=14, severity="info"),
         Invalid(
             """
                 import stripe

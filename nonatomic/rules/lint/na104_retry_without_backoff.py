@@ -110,6 +110,18 @@ class RetryWithoutBackoff(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # Each round asks for a free port and starts the container on it: the round
+        # that fails on a taken port is followed by another request, not a repeat.
+        """
+            def start_sandbox(manager, image):
+                for _ in range(3):
+                    port = allocate_free_port()
+                    try:
+                        return manager.create_container(image=image, host_port=port)
+                    except RuntimeError as error:
+                        if "port" not in str(error):
+                            raise
+            """,
         # Exponential backoff with jitter, in each library's spelling.
         """
             from tenacity import retry, stop_after_attempt, wait_random_exponential

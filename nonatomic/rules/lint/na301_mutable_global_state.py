@@ -72,7 +72,8 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     or slot for every run) or keeps it forever (entries keyed per session that
     nothing in the module removes: the message says it grows). `info` for
     per-request entries the module also takes out (a session registry with its
-    teardown, or a weak container), for memos (named so, or a lookup stored
+    teardown), for weak containers (a `WeakSet` of live sessions holds them only
+    while their owners do), for memos (named so, or a lookup stored
     where it is looked up), for functions the module also runs at import time
     (a catalogue it reloads), and for lazy singletons, registries and config
     setters. A function named for doing something once (`show_warning_once`)
@@ -429,6 +430,23 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             """,
     ]
     INVALID = [
+        # A weak registry of live sessions (closed at exit): entries leave with their owners.
+        Invalid("""
+                import atexit
+                import weakref
+
+                _live_sessions = weakref.WeakSet()
+
+                async def open_session(pool):
+                    session = await pool.acquire()
+                    _live_sessions.add(session)
+                    return session
+
+                @atexit.register
+                def _close_all():
+                    for session in list(_live_sessions):
+                        session.close()
+                """, line=8, severity="info"),
         # Chat history kept per session and never removed: it grows, per process.
         Invalid("""
                 chat_contexts = {}
@@ -886,11 +904,13 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 self._memoizes(site[0], site[1], name) for name, found in group for site in found)
             request = any(state.named_for_request_data(name) for name in names) or state.holds_request_data(
                 key_names | stored)
-            quiet = rebinding or memo or not request or self._reloads(function)
+            # A weak container (`WeakSet`, `WeakValueDictionary`) holds what others hold, as long
+            # as they do: a registry of live objects, not a store a run fills.
+            weak = any(self._containers.get(name, ("", None))[0].startswith("Weak") for name in names)
+            quiet = rebinding or memo or not request or weak or self._reloads(function)
             # Per-request entries under their own keys do not mix; a module that also takes
-            # them out (or a weak container) gives them a lifetime.  Kept forever, they grow.
-            kept_forever = bool(keys) and not any(state.removes(site[0]) for site in sites) and not any(
-                self._containers[name][0].startswith("Weak") for name in names)
+            # them out gives them a lifetime.  Kept forever, they grow.
+            kept_forever = bool(keys) and not any(state.removes(site[0]) for site in sites) and not weak
             if rebinding:
                 message = self._global_message(names, function)
             elif keys and not quiet and kept_forever:

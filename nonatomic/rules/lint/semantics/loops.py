@@ -140,6 +140,9 @@ def _goes_round_only_if_refused(handler: cst.ExceptHandler) -> bool:
         if _raises(statement.body) and statement.orelse is None and isinstance(test, cst.UnaryOperation) \
                 and isinstance(test.operator, cst.Not):
             condition = test.expression  # `if not C: raise`: it goes round when C
+        elif _raises(statement.body) and statement.orelse is None and isinstance(test, cst.Comparison) \
+                and all(isinstance(c.operator, cst.NotIn) for c in test.comparisons):
+            condition = test  # `if "already allocated" not in str(e): raise`: it goes round when it is in
         elif isinstance(statement.orelse, cst.Else) and _raises(statement.orelse.body) and not _raises(statement.body):
             condition = test  # `if C: <go round> else: raise`
         else:
@@ -314,11 +317,18 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
 
 def _verifies(handler: cst.ExceptHandler, verify_verbs: set[str]) -> bool:
     """`except Timeout: if api.get_order(ref): return ...`: the handler leaves the loop on
-    what a read answers, so it goes round only when the attempt provably did not land."""
+    what a read answers (`existing = find_tenant(name)`, then `if existing: break` too), so
+    it goes round only when the attempt provably did not land."""
+    answers = {  # what the handler binds to a call's result
+        small.targets[0].target.value: _unwrap(small.value)
+        for small in _small_statements(handler.body)
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+        and isinstance(_unwrap(small.value), cst.Call)
+    }
     for branch in ifs_in(handler.body):
         if not any(isinstance(s, (cst.Return, cst.Break)) for s in _small_statements(branch.body)):
             continue
-        for call in calls_in(branch.test):
+        for call in [*calls_in(branch.test), *(answers[n] for n in names_in(branch.test) if n in answers)]:
             words = word_list((dotted_name(call.func) or "").rsplit(".", 1)[-1])
             if words and words[0] in verify_verbs:
                 return True

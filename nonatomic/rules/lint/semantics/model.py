@@ -202,16 +202,26 @@ class ModuleModel:
     assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # module level
     memo: dict[Any, Any] = field(default_factory=dict)  # per-module caches of the registry
 
-    def function(self, name: str) -> FunctionFacts | None:
+    def function(self, name: str, where: FunctionFacts | None = None) -> FunctionFacts | None:
+        """The function `name` calls from `where`: a def nested in `where` or a function around
+        it (nearest first, as Python looks a name up), else a module-level one."""
         found = self.functions.get(name)
-        return found[-1] if found else None
+        if not found:
+            return None
+        scope = where
+        while scope is not None:
+            local = [facts for facts in found if facts.parent is scope]
+            if local:
+                return local[-1]
+            scope = scope.parent
+        return next((facts for facts in reversed(found) if facts.parent is None), found[-1])
 
     def target_function(self, target: cst.BaseExpression, where: FunctionFacts | None) -> FunctionFacts | None:
         """The module function or method a callee expression names: `f`, `self.m`, `cls.m`."""
         if isinstance(target, cst.Name):
             if where is not None and where.binds(target.value):
                 return None
-            return self.function(target.value)
+            return self.function(target.value, where)
         if (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)

@@ -496,8 +496,17 @@ def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     # What the names sent are computed from, each round (an object handed over as
     # it is, `send(self.client)`, is not rebuilt by closing it in the handler).
     built = _assignments(loop.body)
+    if any(_fresh(value) for name in names for value in built.get(name, [])):
+        return True
     used = {dotted_name(ref) or "" for name in names for value in built.get(name, []) for ref in _references(value)}
     return any(name == receiver or name.startswith(receiver + ".") for name in used for receiver in told)
+
+
+def _fresh(value: cst.BaseExpression) -> bool:
+    """`allocate_free_port()`: a call named for handing out a free resource (`fresh_words`)."""
+    value = value.expression if isinstance(value, cst.Await) else value
+    name = dotted_name(value.func) if isinstance(value, cst.Call) else None
+    return name is not None and bool(set(_pack()["fresh_words"]) & set(word_list(name.rsplit(".", 1)[-1])))
 
 
 def _regenerated(loop: cst.For | cst.While, names: set[str]) -> bool:

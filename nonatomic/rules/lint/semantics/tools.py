@@ -40,6 +40,7 @@ from nonatomic.rules.write_levels import NameLevels
 _HTTP_WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 _HTTP_METHODS = _HTTP_WRITES | {"GET", "HEAD", "OPTIONS"}
 _ORIGIN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/]*")  # `https://host:443` of a URL
+_INCREMENT = re.compile(r"([\w.]+)\s*=\s*\1\s*[-+]")  # `SET credits = credits + 1`
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ class Write:
     # (`"/tickets"`, `f"{base}/v1/refunds"`), not a variable that may hold any URL.
     http: str | None = None
     named: bool = False
+    # The statements it runs only merge, update or delete what they name (`MERGE (n {id: $id})
+    # SET n += $props`, `INSERT ... ON CONFLICT DO UPDATE`): a repeat leaves the same state.
+    upsert: bool = False
 
 
 class ToolRegistry(NameLevels):
@@ -85,6 +89,8 @@ class ToolRegistry(NameLevels):
         self.statement_methods = set(pack["statement_methods"])
         self.read_statements = set(pack["read_statements"])
         self.statement_writes = set(pack["statement_writes"])
+        self.statement_appends = set(pack["statement_appends"])
+        self.statement_conditions = tuple(pack["statement_conditions"])
         self.dispatchers = pack["tool_dispatchers"]
         self.hint_names = pack["tool_annotations"]
         self.sdk = [(entry, tuple(entry["calls"])) for entry in pack["sdk"]]
@@ -151,7 +157,7 @@ class ToolRegistry(NameLevels):
             sdk = self._sdk_write(callee, method, carrier, where, model)
             if sdk is not None:
                 level, verb = sdk
-                return self._http_write(shown, level, verb, carrier, where) if level != "none" else None
+                return self._http_write(shown, level, verb, carrier, where, model) if level != "none" else None
             if callee.split(".", 1)[0] in self.not_tools:
                 return None
         facts = model.target_function(target, where)
@@ -189,7 +195,7 @@ class ToolRegistry(NameLevels):
         # `payments.refund`; an overloaded verb got here only on a client known by its
         # constructor).  Guessed: an overloaded verb, or a bare name (an import, unresolved).
         known = level != "low" and receiver is not None
-        return self._http_write(shown, level, verb, carrier, where, known=known)
+        return self._http_write(shown, level, verb, carrier, where, model, known=known)
 
     def _builds(self, method: str, receiver: cst.BaseExpression | None) -> bool:
         """The call makes an object in memory: a request another call sends (`drop_table_req`,
@@ -215,9 +221,40 @@ class ToolRegistry(NameLevels):
         return bool(words) and words[0] in self.read_statements and not set(words) & self.statement_writes
 
     def _http_write(self, shown: str, level: str, verb: str | None, carrier: cst.Call, where: FunctionFacts | None,
-                    *, known: bool = True) -> Write:
+                    model: ModuleModel, *, known: bool = True) -> Write:
         named = verb is not None and _names_endpoint(_url_of(carrier, where))
-        return Write(shown, level, known=known, http=verb, named=named)
+        texts = self._statements(carrier, shown.rsplit(".", 1)[-1], where, model) if verb is None else None
+        upsert = bool(texts) and all(self._upserts(text) for text in texts)
+        return Write(shown, level, known=known, http=verb, named=named, upsert=upsert)
+
+    def _statements(self, carrier: cst.Call, method: str, where: FunctionFacts | None, model: ModuleModel
+                    ) -> list[str] | None:
+        """The statement texts a call runs: its own, for a statement executor, or those the
+        function it is handed runs (`session.execute_write(upsert_node)`); None when one is
+        not a text the module spells."""
+        if method in self.statement_methods:
+            text = _statement_text(carrier, where)
+            return None if text is None else [text]
+        texts: list[str] = []
+        for arg in carrier.args:
+            facts = model.target_function(arg.value, where) if isinstance(arg.value, cst.Name) else None
+            for site in facts.sites if facts is not None else ():
+                if site.method in self.statement_methods:
+                    text = _statement_text(site.node, facts)
+                    if text is None:
+                        return None
+                    texts.append(text)
+        return texts
+
+    def _upserts(self, text: str) -> bool:
+        """A statement that writes only by merging, updating or deleting what it names: it
+        creates or inserts only under a condition (`ON CONFLICT`, `ON CREATE`, `IF NOT
+        EXISTS`), and adds to no value (`SET n.count = n.count + 1`)."""
+        words = set(re.findall(r"[a-z_]+", text.lower()))
+        if not words & self.statement_writes or _INCREMENT.search(text):
+            return False
+        spoken = " ".join(text.lower().split())
+        return not words & self.statement_appends or any(phrase in spoken for phrase in self.statement_conditions)
 
     def _dispatched(self, method: str, carrier: cst.Call) -> Write | None:
         """`session.call_tool("send_email", {...})`: the tool's name decides."""
@@ -295,7 +332,9 @@ class ToolRegistry(NameLevels):
         search, a GraphQL query; `/v1/messages` with a `model` in its payload)."""
         if text is None:
             return False
-        if any(path in text for path in self.inference_paths):
+        # `/chat/completions`, or an endpoint named for it (`{base}/lollms_generate`)
+        endpoint = text.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] if "/" in text else ""
+        if any(path in text for path in self.inference_paths) or set(word_list(endpoint)) & self.inference_names:
             return not (_PATH_GRAPHQL in text and _spells_mutation(carrier, where, model))
         return any(path in text for path in self.inference_paths_with_model) and _names_model(carrier, where)
 
@@ -512,6 +551,24 @@ def _names_model(carrier: cst.Call, where: FunctionFacts | None) -> bool:
         and any(isinstance(e, cst.DictElement) and _string_start(e.key) == "model" for e in value.elements)
         for value in values
     )
+
+
+def _statement_text(call: cst.Call, where: FunctionFacts | None) -> str | None:
+    """The text of the statement a call runs: its first argument (or `query=`), a literal
+    or a local bound once to one (`query = f"MERGE ..."`)."""
+    arg = calls.argument(call, ("query", "statement", "sql"), 0)
+    value = arg.value if arg is not None else None
+    if isinstance(value, cst.Name) and where is not None:
+        bound = where.values_of(value.value)
+        value = bound[0] if len(bound) == 1 else None
+    return _literal_text(value) if value is not None else None
+
+
+def _literal_text(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.ConcatenatedString):
+        left, right = _literal_text(expr.left), _literal_text(expr.right)
+        return None if left is None or right is None else left + right
+    return _string_start(expr)
 
 
 def _string_start(expr: cst.BaseExpression) -> str | None:
