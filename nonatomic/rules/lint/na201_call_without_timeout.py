@@ -317,6 +317,20 @@ class CallWithoutTimeout(LintRule):
                 assert client._httpx_client.timeout == httpx.Timeout(None)
                 assert client._httpx_client.timeout != httpx.Timeout(5.0)
             """,
+        # A table of a test's expected values: each row is compared with what a mock was given.
+        """
+
+            import aiohttp
+
+            async def test_request_timeout(api, mock_request):
+                for given, expected in [
+                    (None, aiohttp.ClientTimeout()),
+                    (5.0, aiohttp.ClientTimeout(total=5.0)),
+                    (aiohttp.ClientTimeout(total=None), aiohttp.ClientTimeout(total=None)),
+                ]:
+                    await api.request("GET", "http://test", _request_timeout=given)
+                    mock_request.assert_called_once_with("GET", "http://test", timeout=expected)
+            """,
         # No total for a long-lived stream, but a stalled read still times out.
         """
 
@@ -621,7 +635,7 @@ class CallWithoutTimeout(LintRule):
         self._local_transports: set[str] | None = None  # see _transport_names, found when first needed
         # the calls made inside a call or dict that hands an in-process transport over as `transport`
         self._local_calls: set[int] = set()
-        self._compared: set[int] = set()  # calls that are an operand of a comparison
+        self._compared: set[int] = set()  # calls that are an operand of a comparison or an element of a literal
 
     def visit_With(self, node: cst.With) -> None:
         if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in node.items):
@@ -760,6 +774,12 @@ class CallWithoutTimeout(LintRule):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         self._compared |= {id(side) for side in (node.left, *(c.comparator for c in node.comparisons))}
 
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        # `(given, aiohttp.ClientTimeout(total=None))` rows of a test's table: values to compare
+        self._compared |= {id(element.value) for element in node.elements}
+
+    visit_List = visit_Set = visit_Tuple
+
     def visit_Dict(self, node: cst.Dict) -> None:
         self._hand_over([(e.key.evaluated_value if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
                           else None, e.value) for e in node.elements], node)
@@ -778,7 +798,9 @@ class CallWithoutTimeout(LintRule):
         if spec is None or callee in self.ignored or calls.has_star_kwargs(node) or self._by_design(node, callee):
             return
         if spec.value and id(node) in self._compared:
-            return  # `assert client.timeout == httpx.Timeout(None)`: a value compared, bounding nothing
+            # `assert client.timeout == httpx.Timeout(None)`, a row of expected values: a value
+            # compared or tabled, bounding nothing
+            return
         if any((other := calls.keyword(node, word)) is not None and not calls.is_none(other.value)
                for word in spec.bounded_by):
             return
