@@ -53,7 +53,10 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     continue`) are not retries, and retrying a read is harmless. A retry that
     only retries connection errors raised before the request left
     (`ConnectError`, `ConnectTimeout`) cannot repeat a side effect and is not
-    flagged.
+    flagged; nor is a loop that goes round only when the error says nothing was
+    applied (`if "port is already allocated" not in str(e): raise`), one that asks
+    for a fresh resource each round (`port = allocate_free_port()`), or one whose
+    handler first looks the result up and adopts it when it is there.
 
     ## Severity
     An error when both links are seen at the site: a known write (the tool
@@ -67,14 +70,22 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
     A raw HTTP call is judged by its method. A PUT or DELETE is `info`: both
     are idempotent (RFC 9110), a repeat puts the same state or deletes what is
-    gone; so is a write named for the same act (`delete_many`, `upsert_row`).
+    gone; so is a write named for the same act (`delete_many`, `upsert_row`),
+    and a database write whose statements only merge, update or delete what
+    they name (Cypher `MERGE (n {id: $id}) SET n += $props`, `DETACH DELETE`,
+    SQL `INSERT ... ON CONFLICT DO UPDATE`), given to the executor or run by the
+    transaction function handed to it (`session.execute_write(upsert_node)`).
+    A write whose handler undoes the attempt before the retry
+    (`self._rollback_partial_connect()`) is `info` as well: clean only if the
+    undo reaches what the attempt did, which the code cannot show.
     A POST or PATCH through a generic client (`requests.post(url)`,
     `self._client.post(self.url)`) whose URL is not a literal naming the
     endpoint (nor a local bound once to one) is `info` too: the write is
     inferred from the verb, POST is also how model calls and queries are sent,
     and most PATCHes set fields. A POST that asks a model or runs a query
     (its URL says `/chat/completions`, `/embeddings`, `/classify`, `/generate`,
-    `/search`, `/graphql` without a `mutation`, `/v1/messages` with a `model`;
+    `/search`, `/graphql` without a `mutation`, `/v1/messages` with a `model`,
+    or its endpoint is named for one, `{base}/worker_generate_stream`;
     the function it is in is named `_classify`, `get_embeddings`, `search_docs`;
     or it is a method of a class named for a model, `ApigeeLlm`,
     `RemoteClassifier`) is not a write at all.
