@@ -58,7 +58,9 @@ class CallWithoutTimeout(LintRule):
     a child process, a worker or a queue the module fills misbehaves, and for
     clients bounded by a long default (LLM SDKs' 10 minutes, aiohttp's 5):
     whether those need a shorter bound depends on the caller, so they are
-    shown, never failing a build.
+    shown, never failing a build. A test's own calls (in a function named
+    `test_*`) are `info` too: a hang there stops one test run, which has a
+    deadline of its own, not a service.
 
     ## Example
     ```python
@@ -368,6 +370,14 @@ class CallWithoutTimeout(LintRule):
             """,
     ]
     INVALID = [
+        # A test's own request to the server it started: a hang stops the run, shown at info.
+        Invalid("""
+                import requests
+
+                def test_health(app_server):
+                    response = requests.get(f"{app_server.url}/health")
+                    assert response.status_code == 200
+                """, line=4, severity="info"),
         # Only the connect phase bounded: a server that accepts and then stalls hangs the read.
         Invalid("""
                 import httpx
@@ -830,12 +840,16 @@ class CallWithoutTimeout(LintRule):
             replacement = calls.with_keyword(
                 node, spec.keywords[0], cst.parse_expression(repr(self.fix_timeout))
             )
+        # A test's own call (pytest's `test_*`): a hang stops that run, which has a
+        # deadline of its own in CI, not a service; shown, at info.
+        in_test = any(isinstance(scope, cst.FunctionDef) and scope.name.value.startswith("test")
+                      for scope in self._scopes)
         self.report(
             node,
-            f"`{shown}(...)` has {what}: {spec.why}",
+            f"`{shown}(...)` has {what}: {spec.why}" + (" (in a test)" if in_test else ""),
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
-            severity=spec.severity,
+            severity="info" if in_test else spec.severity,
         )
 
 
