@@ -110,17 +110,17 @@ class RetryWithoutBackoff(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
-        # Each round asks for a free port and starts the container on it: the round
+        # Each round asks for an unused port and starts the container on it: the round
         # that fails on a taken port is followed by another request, not a repeat.
         """
-            def start_sandbox(manager, image):
-                for _ in range(3):
-                    port = allocate_free_port()
+            def start_database(manager, image):
+                attempts = 0
+                while attempts < 3:
+                    port = find_unused_port()
                     try:
-                        return manager.create_container(image=image, host_port=port)
-                    except RuntimeError as error:
-                        if "port" not in str(error):
-                            raise
+                        return manager.create_container(image=image, ports={"5432/tcp": port})
+                    except OSError:
+                        attempts += 1
             """,
         # Exponential backoff with jitter, in each library's spelling.
         """
