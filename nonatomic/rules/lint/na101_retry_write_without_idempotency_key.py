@@ -128,6 +128,19 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # The retry's test lets only conflicts through (409, 412): a commit the server turned down.
+        """
+            from huggingface_hub import HfApi
+            from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
+
+            def _is_commit_conflict(exc):
+                return getattr(getattr(exc, "response", None), "status_code", None) in (409, 412)
+
+            @retry(retry=retry_if_exception(_is_commit_conflict), wait=wait_exponential(max=30),
+                   stop=stop_after_attempt(5))
+            def push(api: HfApi, repo, operations):
+                api.create_commit(repo_id=repo, operations=operations, commit_message="load")
+            """,
         # It goes round only when the error says the port it asked for was taken: the
         # container was refused, nothing was made.
         """
