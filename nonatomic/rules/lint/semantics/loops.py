@@ -274,7 +274,7 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
     deciding = set()
     for test in body.exit_tests:
         names = names_in(test)
-        deciding |= {c for c in body.calls if _inside(c, test)}
+        deciding |= {c for c in body.calls if inside(c, test)}
         for name in names:
             deciding |= {_unwrap(v) for v in body.assigned.get(name, []) if isinstance(_unwrap(v), cst.Call)}
     if not deciding:
@@ -382,5 +382,6 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     return found
 
 
-def _inside(node: cst.CSTNode, tree: cst.CSTNode) -> bool:
-    return tree is node or any(_inside(node, child) for child in walk.children(tree))
+def inside(node: cst.CSTNode, tree: cst.CSTNode) -> bool:
+    """`node` is `tree` or one of its descendants."""
+    return tree is node or any(inside(node, child) for child in walk.children(tree))

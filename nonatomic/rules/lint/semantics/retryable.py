@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
-from nonatomic.rules.lint.semantics.loops import calls_in, names_in
+from nonatomic.rules.lint.semantics.loops import calls_in, inside, names_in
 from nonatomic.rules.lint.semantics.model import ModuleModel, RetryScope, settings_hidden
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -345,7 +345,7 @@ def undone_by(call: cst.Call, function: cst.CSTNode) -> str | None:
     attempt (`self._rollback_partial_connect()`): one named with an `undo_words` word."""
     words = frozenset(load_pack("retry")["undo_words"])
     for node in walk.subtree(function):
-        if not isinstance(node, cst.Try) or not any(n is call for n in walk.subtree(node.body)):
+        if not isinstance(node, cst.Try) or not inside(call, node.body):
             continue
         for handler in node.handlers:
             for undo in calls_in(handler.body):
