@@ -819,6 +819,21 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                             response.raise_for_status()
                             return response
             """,
+        # A method that hands its own receiver to a `*_with_retry` helper, which takes the
+        # model, not a callable: the method is no retry helper, and a caller passing it
+        # keywords only hands it nothing to retry.
+        """
+            from ._base import completion_with_retry
+
+            class ChatModel:
+                def _stream(self, messages, **kwargs):
+                    return completion_with_retry(self, messages=messages, stream=True, **kwargs)
+
+                def _generate(self, messages, **kwargs):
+                    if kwargs.get("stream"):
+                        return self._stream(messages=messages, **kwargs)
+                    return completion_with_retry(self, messages=messages, **kwargs)
+            """,
     ]
 
     INVALID = [

@@ -743,6 +743,10 @@ class _Resolver:
             return False
         position = owner.param_names.index(param) if top is owner else None
         if position is not None and owner.class_name and owner.param_names[:1] in (["self"], ["cls"]):
+            if position == 0:
+                # The method hands on its own receiver (`completion_with_retry(self, ...)`):
+                # callers pass no callable, so the method is no retry helper.
+                return False
             position -= 1
         self.helpers[id(top)] = _Helper(top, position, scope)
         return True
