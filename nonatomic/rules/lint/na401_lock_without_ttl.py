@@ -6,6 +6,7 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
+from nonatomic.rules.lint.tree import walk
 from nonatomic.rules.lint.semantics.redis import (
     TTL_KEYWORDS,
     RedisCall,
@@ -44,7 +45,9 @@ class LockWithoutTtl(LintRule):
     bug costs seconds of errors.
 
     `setnx` followed by `expire` is flagged too: it is two commands, and a
-    crash between them leaves a lock with no TTL.
+    crash between them leaves a lock with no TTL. The classic SETNX lock is not:
+    it stores the holder's deadline as the value, and a function that also
+    takes a stale lock over with `getset` lets a dead holder's lock expire.
 
     Receivers are recognised when they are built by a Redis constructor in the
     file, named like a client (`self.redis`, `redis_client`), annotated with a
@@ -186,6 +189,27 @@ class LockWithoutTtl(LintRule):
                 store.set(k, 1, nx=True)
                 store.setnx(k, 1)
             # redis-like store
+            """,
+        # The classic SETNX lock: the value is the holder's deadline, and a contender that finds
+        # it past takes the lock over with GETSET, so the lock of a dead holder expires.
+        """
+            import time
+            import redis
+
+            class Lock:
+                def __init__(self, client: redis.Redis, name: str, timeout: float = 60):
+                    self.redis, self.name, self.timeout = client, name, timeout
+
+                def acquire(self):
+                    while True:
+                        now = time.time()
+                        until = now + self.timeout
+                        if self.redis.setnx(self.name, until):
+                            return True
+                        held = float(self.redis.get(self.name) or 1)
+                        if held < now and float(self.redis.getset(self.name, until) or 1) < now:
+                            return True
+                        time.sleep(0.1)
             """,
         # lock() on a client that is not Redis (its module is not redis, its name says nothing).
         """
@@ -336,7 +360,7 @@ class LockWithoutTtl(LintRule):
         options = self.context.options
         self.fix_ttl_ms = int(options.get("fix-ttl-ms", DEFAULT_FIX_TTL_MS))
         self.fix_lock_timeout = options.get("fix-lock-timeout", DEFAULT_FIX_LOCK_TIMEOUT)
-        self._functions: list[tuple[dict[str, cst.BaseExpression], set[str]]] = []
+        self._functions: list[tuple[dict[str, cst.BaseExpression], set[str], bool]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         if calls.has_star_kwargs(node) or calls.has_star_args(node):
@@ -378,6 +402,10 @@ class LockWithoutTtl(LintRule):
         )
 
     def _check_setnx(self, node: cst.Call, found: RedisCall) -> None:
+        if self._functions and self._functions[-1][2]:
+            # The classic SETNX lock: the value is the holder's deadline, and a contender that
+            # finds it past takes the lock over with GETSET, so a dead holder's lock expires.
+            return
         replacement = None
         if len(node.args) == 2 and len(calls.positional(node)) == 2:
             assert isinstance(node.func, cst.Attribute)
@@ -416,7 +444,9 @@ class LockWithoutTtl(LintRule):
         defaults = {
             p.name.value: p.default for p in (*params.params, *params.kwonly_params) if p.default is not None
         }
-        self._functions.append((defaults, _rebound(node.body)))
+        takes_over = any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "getset"
+                         for n in walk.subtree(node.body))
+        self._functions.append((defaults, _rebound(node.body), takes_over))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._functions.pop()
@@ -428,7 +458,7 @@ class LockWithoutTtl(LintRule):
             return True
         if not isinstance(expr, cst.Name) or not self._functions:
             return False
-        defaults, rebound = self._functions[-1]
+        defaults, rebound, _ = self._functions[-1]
         default = defaults.get(expr.value)
         return default is not None and calls.is_none(default) and expr.value not in rebound
 
