@@ -1378,6 +1378,22 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                             await self._rollback_join()
                             raise
                 """, line=9, severity="info"),
+        # An ORM's get-or-create, keyed on what it looks up: a repeat finds the row the
+        # first attempt made, so it is reported as idempotent, at info.
+        Invalid(
+            """
+                from django.db import OperationalError, transaction
+                from tenacity import retry, retry_if_exception_type, stop_after_attempt
+
+                @retry(retry=retry_if_exception_type(OperationalError), stop=stop_after_attempt(3))
+                def store_result(task_id, fields):
+                    with transaction.atomic():
+                        obj, created = TaskResult.objects.get_or_create(task_id=task_id, defaults=fields)
+                    return obj
+                """,
+            line=7,
+            severity="info",
+        ),
         # Inferred through a helper: reported with the chain, at a lower severity.
         Invalid(
             """

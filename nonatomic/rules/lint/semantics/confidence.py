@@ -51,13 +51,15 @@ def idempotent_as(write: Write) -> str | None:
     makes (`transaction.rows.delete_many` is a DELETE)."""
     if write.http is not None:
         return write.http if write.http in IDEMPOTENT_METHODS else None
-    words = word_list((write.via or write.name).rsplit(".", 1)[-1])
-    return _idempotent_verbs().get(words[0]) if words else None
+    words = tuple(word_list((write.via or write.name).rsplit(".", 1)[-1]))
+    return next((method for verb, method in _idempotent_verbs().items() if words[:len(verb)] == verb), None)
 
 
 @lru_cache(maxsize=1)
-def _idempotent_verbs() -> dict[str, str]:
-    return {verb: method.upper() for method, verbs in tool_pack()["idempotent_verbs"].items() for verb in verbs}
+def _idempotent_verbs() -> dict[tuple[str, ...], str]:
+    """The words a name opens with (`delete_many`, `get_or_create_user`) -> its method."""
+    return {tuple(word_list(verb)): method.upper()
+            for method, verbs in tool_pack()["idempotent_verbs"].items() for verb in verbs}
 
 
 def write_note(write: Write) -> str:
