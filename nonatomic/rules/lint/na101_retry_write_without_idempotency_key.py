@@ -819,6 +819,22 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                             response.raise_for_status()
                             return response
             """,
+        # A transport send of a request built for a GET (a signed query): it reads.
+        """
+            import requests
+            import time
+
+            def query(url, headers, params):
+                for attempt in range(3):
+                    try:
+                        prepared = requests.Request(method="GET", url=url, headers=headers, params=params).prepare()
+                        with requests.Session() as session:
+                            response = session.send(prepared, timeout=10)
+                        response.raise_for_status()
+                        return response.json()
+                    except requests.RequestException:
+                        time.sleep(2 ** attempt)
+            """,
         # A method that hands its own receiver to a `*_with_retry` helper, which takes the
         # model, not a callable: the method is no retry helper, and a caller passing it
         # keywords only hands it nothing to retry.
@@ -1378,6 +1394,22 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                             await self._rollback_join()
                             raise
                 """, line=9, severity="info"),
+        # A transport send of a request built for a POST to a named endpoint.
+        Invalid(
+            """
+                import requests
+                import time
+
+                def charge(session: requests.Session, body):
+                    for attempt in range(3):
+                        try:
+                            request = requests.Request("POST", "https://pay.example.com/v1/charges", json=body)
+                            return session.send(session.prepare_request(request), timeout=10).json()
+                        except requests.RequestException:
+                            time.sleep(2 ** attempt)
+                """,
+            line=8,
+        ),
         # An ORM's get-or-create, keyed on what it looks up: a repeat finds the row the
         # first attempt made, so it is reported as idempotent, at info.
         Invalid(

@@ -156,8 +156,8 @@ class ToolRegistry(NameLevels):
         if callee is not None:
             sdk = self._sdk_write(callee, method, carrier, where, model)
             if sdk is not None:
-                level, verb = sdk
-                return self._http_write(shown, level, verb, carrier, where, model) if level != "none" else None
+                level, verb, request = sdk
+                return self._http_write(shown, level, verb, request, where, model) if level != "none" else None
             if callee.split(".", 1)[0] in self.not_tools:
                 return None
         facts = model.target_function(target, where)
@@ -295,27 +295,33 @@ class ToolRegistry(NameLevels):
 
     def _sdk_write(
         self, callee: str, method: str, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel
-    ) -> tuple[str, str | None] | None:
-        """The level of a known SDK call ("none" for a known non-write) and, for a raw
-        HTTP call, its method; None if unknown."""
+    ) -> tuple[str, str | None, cst.Call] | None:
+        """The level of a known SDK call ("none" for a known non-write), for a raw HTTP call
+        its method, and the call that holds the request (the built one a transport sends);
+        None if unknown."""
         for entry, patterns in self.sdk:
             if not any(fnmatchcase(callee, pattern) for pattern in patterns):
                 continue
             verb = None
+            if entry.get("built_request"):
+                built = _built_request(carrier, where)
+                if built is None:
+                    return "none", None, carrier
+                carrier = built
             if "method" in entry:
                 at = entry["method"]
                 arg = calls.argument(carrier, (at["keyword"],), at.get("position"))
                 given = arg.value.evaluated_value if arg and isinstance(arg.value, cst.SimpleString) else None
                 if not isinstance(given, str) or given.upper() not in _HTTP_WRITES:
-                    return "none", None
+                    return "none", None, carrier
                 verb = given.upper()
             if entry.get("http"):
                 verb = verb or callee.rsplit(".", 1)[-1].upper()
                 external = self._external(verb, carrier, where, model)
-                return (entry.get("level", "high"), verb) if external else ("none", None)
+                return (entry.get("level", "high"), verb, carrier) if external else ("none", None, carrier)
             if entry.get("verbs"):
-                return self.name_level(method)[0] or "none", None
-            return entry.get("level", "high"), None
+                return self.name_level(method)[0] or "none", None, carrier
+            return entry.get("level", "high"), None, carrier
         return None
 
     def _external(self, verb: str, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) -> bool:
@@ -486,6 +492,25 @@ _PATH_GRAPHQL = "/graphql"
 
 def _last_part(expr: cst.BaseExpression) -> str:
     return (dotted_name(expr) or "").rsplit(".", 1)[-1]
+
+
+def _built_request(send: cst.Call, where: FunctionFacts | None) -> cst.Call | None:
+    """The call that built the request a transport send is given (`requests.Request("GET",
+    url)` of `session.send(prepared)`, through one local, `.prepare()` and
+    `session.prepare_request(...)`), or None when the module does not show it."""
+    arg = calls.argument(send, ("request",), 0)
+    expr = arg.value if arg is not None else None
+    for _ in range(4):
+        if isinstance(expr, cst.Name) and where is not None and len(values := where.values_of(expr.value)) == 1:
+            expr = values[0]
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "prepare":
+            expr = expr.func.value
+        elif (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+              and expr.func.attr.value == "prepare_request" and expr.args):
+            expr = expr.args[0].value
+        else:
+            break
+    return expr if isinstance(expr, cst.Call) else None
 
 
 def _url_of(carrier: cst.Call, where: FunctionFacts | None) -> cst.BaseExpression | None:
