@@ -4,6 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics.confidence import INFERRED, idempotent_as
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
@@ -33,7 +34,11 @@ class MisleadingToolAnnotation(LintRule):
 
     A tool that passes a stable idempotency key to its write keeps its promise
     and is not flagged; neither is one whose annotations admit the write
-    (`readOnlyHint=False`, `idempotentHint=False`).
+    (`readOnlyHint=False`, `idempotentHint=False`), nor an idempotent tool whose
+    write is idempotent itself (a delete, an upsert, statements that only merge
+    what they name). A write known only by its name, such as a method of the
+    package's own class defined in another module, or one reached through a
+    helper, is reported at `info`: the annotation's author can read that body.
 
     ## Example
     ```python
@@ -100,6 +105,17 @@ class MisleadingToolAnnotation(LintRule):
             def send_email(to: str, body: str) -> str:
                 return MAILER.send_email(to, body)
             """,
+        # A delete is idempotent itself: a repeat deletes what is already gone.
+        """
+            from mcp.server.fastmcp import FastMCP
+            from mcp.types import ToolAnnotations
+
+            mcp = FastMCP("crm")
+
+            @mcp.tool(annotations=ToolAnnotations(destructiveHint=True, idempotentHint=True))
+            def remove_contact(contact_id: str) -> None:
+                CRM.delete_contact(contact_id)
+            """,
         # Not a tool: a look-alike keyword on some other decorator.
         """
 
@@ -131,6 +147,23 @@ class MisleadingToolAnnotation(LintRule):
                     await MAILER.send_email(order.email, "we looked at your order")
                     return order.status
                 """, line=4),
+        # The write is a method of the package's own class, defined in another module: it is
+        # known only by its name, against the word of an author who can read its body (info).
+        Invalid("""
+                from fastmcp import FastMCP
+                from mcp.types import ToolAnnotations
+
+                from .store import GraphStore
+
+                def build_server(store: GraphStore) -> FastMCP:
+                    mcp = FastMCP("memory")
+
+                    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=True))
+                    async def create_entities(entities: list[dict]) -> list[dict]:
+                        return await store.create_entities(entities)
+
+                    return mcp
+                """, line=9, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -151,11 +184,17 @@ class MisleadingToolAnnotation(LintRule):
                     write = self.registry.body_write(facts, model)
                     if write is None or self.registry.key_inside(facts, model) is not None:
                         break
+                    if which == "idempotent" and (write.upsert or idempotent_as(write)):
+                        continue  # a delete or an upsert is idempotent itself: the promise holds
                     spelled = self.registry.hint_names[which]
+                    # The annotation is its author's word on code they can see; a write known
+                    # only from a name (or a helper's body) is a weaker word against it.
+                    guessed = not write.known or write.hops > 0
                     self.report(
                         hint,
                         f"tool `{facts.tool_name}` is annotated `{spelled}=True` (it {claim}) but calls "
-                        f"`{write.via or write.name}(...)`, a write without an idempotency key: clients "
-                        "that trust the annotation run it unasked or retry it",
+                        f"`{write.via or write.name}(...)`, a write{' (by its name)' if not write.known else ''} "
+                        "without an idempotency key: clients that trust the annotation run it unasked or retry it",
+                        severity=INFERRED if guessed else None,
                     )
                     break

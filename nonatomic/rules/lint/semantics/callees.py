@@ -49,6 +49,12 @@ def _type_names(constructors: Mapping[str, str]) -> frozenset[str]:
     return found
 
 
+def own_class(name: str) -> bool:
+    """A class of the package's own, imported relatively (`.memory.GraphMemory`): its methods
+    are defined elsewhere in the package, so what they do is not seen here."""
+    return name.startswith(".") and name.rsplit(".", 1)[-1][:1].isupper()
+
+
 def _last_name(expr: cst.BaseExpression) -> str | None:
     """`cached_property` of `functools.cached_property`; a call's callee's."""
     if isinstance(expr, cst.Call):
@@ -225,7 +231,7 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
         constructors = self.constructors or {}
         if name in _type_names(constructors):
             return name
-        return constructors.get(name) or (name if client_class(name) else None)
+        return constructors.get(name) or (name if client_class(name) or own_class(name) else None)
 
     def leave_Call(self, original_node: cst.Call) -> None:
         callee = self.qualify(original_node.func)
@@ -238,7 +244,7 @@ class CalleeProvider(BatchableMetadataProvider[str | None]):
         """The type a call returns: a constructor's, a client class's, or a factory's seen so far."""
         if callee is not None:
             made = self.constructors.get(callee)  # type: ignore[union-attr]
-            if made is not None or client_class(callee):
+            if made is not None or client_class(callee) or own_class(callee):
                 return made or callee
             return self._returns.get(callee) if isinstance(func, cst.Name) else None
         if (

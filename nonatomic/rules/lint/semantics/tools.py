@@ -30,7 +30,7 @@ from typing import Any
 import libcst as cst
 
 from nonatomic.rules.lint.semantics import calls
-from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.callees import dotted_name, own_class
 from nonatomic.rules.lint.semantics.model import FunctionFacts, ModuleModel, Retried
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.tool_config import LEVELS, client_class, client_packages, normal_key, tool_pack
@@ -193,8 +193,10 @@ class ToolRegistry(NameLevels):
             return None
         # Known: a method named for a high-level write on an object (`api.cancel_order`,
         # `payments.refund`; an overloaded verb got here only on a client known by its
-        # constructor).  Guessed: an overloaded verb, or a bare name (an import, unresolved).
-        known = level != "low" and receiver is not None
+        # constructor).  Guessed: an overloaded verb, a bare name (an import, unresolved), or
+        # a method of the package's own class defined in another module (`memory.create_entities`
+        # of `memory: GraphMemory`), whose body decides what it does.
+        known = level != "low" and receiver is not None and not (callee and own_class(callee.rsplit(".", 1)[0]))
         return self._http_write(shown, level, verb, carrier, where, model, known=known)
 
     def _builds(self, method: str, receiver: cst.BaseExpression | None) -> bool:
