@@ -88,7 +88,10 @@ fuzz: $(STAMP)
 		tests/replay/test_hostile_logs.py tests/replay/test_hostile_values.py \
 		tests/replay/test_ingest_property.py tests/lint/test_hostile_files.py
 
+# The checkout's bytecode is written first, as installing a wheel writes it: a run under
+# PYTHONDONTWRITEBYTECODE would otherwise compile every module it imports, every time.
 bench: $(SPARK_STAMP)
+	@$(BIN)/python -m compileall -q nonatomic
 	@for script in benchmarks/bench_*.py; do \
 		echo "== $$script =="; \
 		$(BIN)/python $$script || exit 1; \
