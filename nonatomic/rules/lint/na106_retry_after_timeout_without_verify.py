@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from functools import lru_cache
+
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
@@ -7,13 +9,17 @@ from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.loops import calls_in
 from nonatomic.rules.lint.semantics.model import CallSite, ModuleModel, Retried, RetryScope
 from nonatomic.rules.lint.semantics.names import word_list
+from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import handlers_in, is_timeout, retries_on
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
-# Verbs of a call that finds out what the timed-out write did.
-_VERIFY_VERBS = {"get", "verify", "status", "check", "fetch", "lookup", "find", "retrieve", "list",
-                 "search", "query", "describe", "poll", "exists", "reconcile", "confirm"}
+
+@lru_cache(maxsize=1)
+def _verify_verbs() -> frozenset[str]:
+    """Verbs of a call that finds out what the timed-out write did (retry.yaml `by_design`)."""
+    design = load_pack("retry")["by_design"]
+    return frozenset(design["verify_verbs"]) | frozenset(design["verify_after_timeout"])
 
 
 class RetryAfterTimeoutWithoutVerify(LintRule):
@@ -222,4 +228,4 @@ def _catches_timeout(handler: cst.ExceptHandler) -> bool:
 def _verifies(call: cst.Call) -> bool:
     func = call.func
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return bool(set(word_list(name)[:2]) & _VERIFY_VERBS)
+    return bool(set(word_list(name)[:2]) & _verify_verbs())
