@@ -6,11 +6,11 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.confidence import INFERRED, severity, shape_note, write_note
 from nonatomic.rules.lint.semantics.loops import not_applied_words
-from nonatomic.rules.lint.semantics.model import Retried
+from nonatomic.rules.lint.semantics.model import ModuleModel, Retried, RetryScope
 from nonatomic.rules.lint.semantics.pacing import adapts
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.retry import RetryProvider
-from nonatomic.rules.lint.semantics.retryable import undone_by
+from nonatomic.rules.lint.semantics.retryable import gives_up_on_timeout, undone_by
 from nonatomic.rules.lint.semantics.tool_config import LEVELS
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
@@ -835,6 +835,25 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     except requests.RequestException:
                         time.sleep(2 ** attempt)
             """,
+        # A retry helper whose handler drops the field the server refused (`del active[field]`)
+        # before going round: each round sends a smaller request, a search, not a repeat.
+        """
+            def _write_dropping_unknown_fields(write, core, optional):
+                active = dict(optional)
+                while True:
+                    try:
+                        return write({**core, **active})
+                    except Exception as exc:
+                        field = unknown_field_in(exc)
+                        if field is None or field not in active:
+                            raise
+                        del active[field]
+
+            def create_person(client, core, optional):
+                def create(values):
+                    return client.records.create_record(object="people", data={"values": values})
+                return _write_dropping_unknown_fields(create, core, optional)
+            """,
         # A method that hands its own receiver to a `*_with_retry` helper, which takes the
         # model, not a callable: the method is no retry helper, and a caller passing it
         # keywords only hands it nothing to retry.
@@ -1410,6 +1429,29 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 """,
             line=8,
         ),
+        # A loop that gives up on a timeout (the request may still be running) and goes round
+        # only on a lost connection or a server error: info, and the message says so.
+        Invalid(
+            """
+                import requests
+
+                def submit_evaluation(endpoint, payload):
+                    for attempt in range(2):
+                        try:
+                            resp = requests.post(f"{endpoint}/api/evaluations", json=payload, timeout=30)
+                            if resp.status_code >= 500 and attempt == 0:
+                                continue
+                            return resp.json()
+                        except requests.exceptions.Timeout:
+                            return {"error": "timed out; the evaluation may still be running"}
+                        except requests.exceptions.ConnectionError:
+                            if attempt == 0:
+                                continue
+                            raise
+                """,
+            line=6,
+            severity="info",
+        ),
         # An ORM's get-or-create, keyed on what it looks up: a repeat finds the row the
         # first attempt made, so it is reported as idempotent, at info.
         Invalid(
@@ -1513,7 +1555,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             if all(scope.refused or scope.catches_only(self.pre_send, not_applied_words())
                    for scope in retried.scopes):
                 continue
-            if all(scope.kind == "loop" and adapts(scope.node, [retried]) for scope in retried.scopes):
+            if all(_searches(scope, retried, model) for scope in retried.scopes):
                 continue  # each round sends a changed request (`name = f"{base}_v{i}"`): a search
             write = self.registry.retried_write(retried, model)
             if write is None or LEVELS.index(write.level) < self.min_level:
@@ -1523,18 +1565,34 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
             reported.add(id(retried.node))
             undo = (undone_by(retried.site.node, retried.function.node)
                     if retried.site is not None and retried.function is not None else None)
-            self.report(retried.node, self._message(retried, write, undo),
-                        severity=INFERRED if undo else severity(write, retried.scopes, handed=retried.site is None))
+            # A loop that gives up on a timeout repeats only what answered with a failure.
+            spares_timeouts = all(gives_up_on_timeout(scope) for scope in retried.scopes)
+            self.report(retried.node, self._message(retried, write, undo, spares_timeouts),
+                        severity=INFERRED if undo or spares_timeouts
+                        else severity(write, retried.scopes, handed=retried.site is None))
 
     @staticmethod
-    def _message(retried: Retried, write, undo: str | None) -> str:
+    def _message(retried: Retried, write, undo: str | None, spares_timeouts: bool) -> str:
         scope = retried.scopes[0]
         what = f"`{write.name}(...)`" if retried.site is not None else f"`{write.name}`"
         via = f" (it calls `{write.via}`)" if write.via else ""
         guessed = "" if write.known else " (by its name)"
         shape = shape_note(scope)
         undone = f" unless `{undo}`, which the handler calls first, undid it" if undo else ""
-        return (
-            f"{what} is a write{via}{guessed}{write_note(write)} retried by {scope.label}{shape} without an idempotency key: "
-            f"an attempt that timed out after the side effect happened is repeated{undone}"
-        )
+        hazard = ("a timeout ends the loop, but an attempt that failed with a server error after the side "
+                  "effect happened is repeated" if spares_timeouts else
+                  "an attempt that timed out after the side effect happened is repeated")
+        return (f"{what} is a write{via}{guessed}{write_note(write)} retried by {scope.label}{shape} without an "
+                f"idempotency key: {hazard}{undone}")
+
+
+def _searches(scope: RetryScope, retried: Retried, model: ModuleModel) -> bool:
+    """Each round of the retry sends a changed request: a loop whose handler changes what
+    the retried call sends, or a retry helper whose loop changes what it hands the
+    callable it was given (`del values[field]` after the server names a field it lacks)."""
+    if scope.kind == "loop":
+        return adapts(scope.node, [retried])
+    loop = scope.inner if scope.kind == "helper" else None
+    if loop is None or loop.kind != "loop":
+        return False
+    return adapts(loop.node, [entry for entry in model.retried if any(s.node is loop.node for s in entry.scopes)])

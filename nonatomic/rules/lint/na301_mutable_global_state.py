@@ -75,8 +75,9 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     teardown), for weak containers (a `WeakSet` of live sessions holds them only
     while their owners do), for memos (named so, or a lookup stored
     where it is looked up), for functions the module also runs at import time
-    (a catalogue it reloads), and for lazy singletons, registries and config
-    setters. A function named for doing something once (`show_warning_once`)
+    (a catalogue it reloads), for the state of a test module (one that defines
+    `test_*` functions or a `TestCase`), and for lazy singletons, registries
+    and config setters. A function named for doing something once (`show_warning_once`)
     is not reported.
 
     ## Example
@@ -648,6 +649,23 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 def count(conversation_id):
                     return len(_jobs_for(conversation_id))
                 """, line=7),
+        # A test module's list that a background task reports back to: the state of one test
+        # run, which no request shares (info).
+        Invalid("""
+                from django.test import TransactionTestCase
+                from background_task import background
+
+                completed_messages = []
+
+                @background(queue="named_queue")
+                def record_message(message):
+                    completed_messages.append(message)
+
+                class NamedQueueTestCase(TransactionTestCase):
+                    def test_process_queue(self):
+                        record_message("test1")
+                        self.assertIn("test1", completed_messages)
+                """, line=8, severity="info"),
         # `global` rebinding, reported at the `global` statement.
         Invalid("""
                 _client = None
@@ -720,10 +738,12 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         self._reported_within: set[cst.CSTNode] = set()
         self._globals: list[tuple[cst.Global, cst.FunctionDef]] = []
         self._looked_up: dict[int, set[str]] = {}  # id(function) -> names it looks keys up in
+        self._test_module = False
 
     # -- what the module defines ------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self._module_names = state.scope_names(node)
+        self._test_module = _is_test_module(node)
         for name, value, _, statement in self._module_names.assignments:
             kind = state.container_kind(value, self._callee) if value is not None else None
             if kind is not None and name not in self._containers:
@@ -907,7 +927,8 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             # A weak container (`WeakSet`, `WeakValueDictionary`) holds what others hold, as long
             # as they do: a registry of live objects, not a store a run fills.
             weak = any(self._containers.get(name, ("", None))[0].startswith("Weak") for name in names)
-            quiet = rebinding or memo or not request or weak or self._reloads(function)
+            # A test module's state serves its own test run, which no request or agent run shares.
+            quiet = rebinding or memo or not request or weak or self._test_module or self._reloads(function)
             # Per-request entries under their own keys do not mix; a module that also takes
             # them out gives them a lifetime.  Kept forever, they grow.
             kept_forever = bool(keys) and not any(state.removes(site[0]) for site in sites) and not weak
@@ -920,7 +941,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 message = self._mutation_message(names[0], function)
             self.report(
                 node,
-                message + _more(len(others)),
+                message + _more(len(others)) + (" (in a test module)" if self._test_module else ""),
                 severity=None if not quiet and (not keys or kept_forever) else "info",
                 related=tuple(dict.fromkeys(others)),
             )
@@ -1121,3 +1142,14 @@ def _unlocked_rebindings(function: cst.FunctionDef, names: set[str]) -> set[str]
     visitor = _UnlockedRebinding(names)
     walk.visit(function.body, visitor)
     return visitor.found
+
+
+def _is_test_module(module: cst.Module) -> bool:
+    """A module of tests: it defines pytest's `test_*` functions or a unittest `TestCase`."""
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith("test_"):
+            return True
+        if isinstance(statement, cst.ClassDef) and any(
+                (dotted_name(base.value) or "").rsplit(".", 1)[-1].endswith("TestCase") for base in statement.bases):
+            return True
+    return False

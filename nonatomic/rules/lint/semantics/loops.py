@@ -113,7 +113,7 @@ def _small_statements(block: cst.BaseSuite) -> list[cst.CSTNode]:
     return small
 
 
-def _leaves_loop(handler: cst.ExceptHandler) -> bool:
+def leaves_loop(handler: cst.ExceptHandler) -> bool:
     """The handler always raises, returns or breaks: a failure ends the loop."""
     body = handler.body
     statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
@@ -248,10 +248,10 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
     attempts = [
         attempt
         for attempt in body.tries
-        if not all(_leaves_loop(handler) for handler in attempt.handlers)
+        if not all(leaves_loop(handler) for handler in attempt.handlers)
         and _attempt_exits(attempt, loop, flags, is_sleep)
     ]
-    handlers = [handler for attempt in attempts for handler in attempt.handlers if not _leaves_loop(handler)]
+    handlers = [handler for attempt in attempts for handler in attempt.handlers if not leaves_loop(handler)]
     if handlers:
         caught: list[str] = []
         bare = False

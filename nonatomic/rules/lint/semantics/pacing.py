@@ -146,6 +146,7 @@ class _Rebinds(cst.CSTVisitor):
         self.values: dict[str, list[cst.BaseExpression]] = {}
         self.counted: set[str] = set()  # augmented targets: counters and growing delays
         self.targets: set[str] = set()  # source of every rebound name or attribute
+        self.items: set[str] = set()  # containers an item is set in or deleted from (`d[k] = v`)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -158,7 +159,9 @@ class _Rebinds(cst.CSTVisitor):
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         name = dotted_name(target)
-        if name is not None:
+        if isinstance(target, cst.Subscript) and (container := dotted_name(target.value)) is not None:
+            self.items.add(container)
+        elif name is not None:
             self.targets.add(name)
             if value is not None and isinstance(target, cst.Name):
                 self.values.setdefault(name, []).append(value)
@@ -183,6 +186,9 @@ class _Rebinds(cst.CSTVisitor):
         self._bind(node.target, node.value)
 
     def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, None)
+
+    def visit_Del(self, node: cst.Del) -> None:
         self._bind(node.target, None)
 
     def visit_AsName(self, node: cst.AsName) -> None:
@@ -480,7 +486,9 @@ def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     changed: set[str] = set()
     told: set[str] = set()  # objects a handler calls a method of (`self._state`)
     for handler in _handlers(loop.body):
-        changed |= _rebinds_in(handler.body)
+        found = _Rebinds()
+        walk.visit(handler.body, found)
+        changed |= found.targets | found.items  # `del payload[field]`: the next round sends less
         told |= {
             receiver
             for call in calls_in(handler.body)

@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
-from nonatomic.rules.lint.semantics.loops import calls_in, inside, names_in
+from nonatomic.rules.lint.semantics.loops import calls_in, inside, leaves_loop, names_in
 from nonatomic.rules.lint.semantics.model import ModuleModel, RetryScope, settings_hidden
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.packs import load_pack
@@ -338,6 +338,19 @@ def handlers_in(node: cst.CSTNode) -> list[cst.ExceptHandler]:
     for child in walk.children(node):
         found += handlers_in(child)
     return found
+
+
+def gives_up_on_timeout(scope: RetryScope) -> bool:
+    """A retry loop whose handler for a timeout leaves the loop (`except requests.Timeout:
+    return failure`): an attempt that timed out, and so may have landed, is not repeated;
+    what goes round is a refusal, a lost connection or a server error."""
+    if scope.kind != "loop":
+        return False
+    for handler in handlers_in(scope.node.body):
+        names = exception_names(handler.type) if handler.type is not None else None
+        if names and all(is_timeout(name) for name in names) and leaves_loop(handler):
+            return True
+    return False
 
 
 def undone_by(call: cst.Call, function: cst.CSTNode) -> str | None:
