@@ -2,7 +2,8 @@
 corpus (`validation_corpus.py`) and print, per rule, how many findings of each severity.
 Its findings are what a blind review samples; this prints only the counts.  The holdout half
 was kept unseen until the validation half's review was read, the fresh set until the
-holdout half's was, and the second fresh set until the first's was."""
+holdout half's was, the second fresh set until the first's was, and the last set until
+every fix of its round was made."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ SEVERITIES = ("error", "warning", "info")
 
 
 def main() -> None:
-    for half in sys.argv[1:] or ("validation", "holdout", "fresh", "fresh2"):
+    for half in sys.argv[1:] or ("validation", "holdout", "fresh", "fresh2", "last"):
         report(half)
 
 
