@@ -854,6 +854,25 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     return client.records.create_record(object="people", data={"values": values})
                 return _write_dropping_unknown_fields(create, core, optional)
             """,
+        # A reconnect: each round takes a connection from the pool, and the handler drops the
+        # one a send failed on (a socket that went stale while idle), so no request is repeated
+        # on the connection that may have carried it.
+        """
+            import aiohttp
+
+            class ResponsesSocket:
+                async def acquire_and_send(self, data: str) -> aiohttp.ClientWebSocketResponse:
+                    last_exc = None
+                    for _ in range(3):
+                        ws = await self._pool.get(timeout=self._timeout)
+                        try:
+                            await ws.send_str(data)
+                            return ws
+                        except Exception as exc:
+                            self._pool.remove(ws)
+                            last_exc = exc
+                    raise ConnectionError("failed to send over the websocket") from last_exc
+            """,
         # A method that hands its own receiver to a `*_with_retry` helper, which takes the
         # model, not a callable: the method is no retry helper, and a caller passing it
         # keywords only hands it nothing to retry.

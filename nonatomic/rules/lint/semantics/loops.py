@@ -283,11 +283,12 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
 
 
 @lru_cache(maxsize=1)
-def _design() -> tuple[set[str], set[str], set[str], set[str], tuple[str, ...], set[str]]:
+def _design() -> tuple[set[str], set[str], set[str], set[str], tuple[str, ...], set[str], set[str]]:
     pack = load_pack("retry")["by_design"]
     return (
         set(pack["interactive_calls"]), set(pack["reconnect_words"]), set(pack["interval_words"]),
         set(pack["long_poll_codes"]), tuple(tool_pack()["local_hosts"]), set(pack["verify_verbs"]),
+        set(pack["drop_words"]),
     )
 
 
@@ -296,7 +297,7 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     (`input()`), reconnects, polls at an interval the protocol or server sets, long-polls
     on a deadline, probes a local server until it is up, or checks that the failed
     attempt did not land before going round (see `by_design` in retry.yaml)."""
-    interactive, reconnect, interval, long_poll, local_hosts, verify_verbs = _design()
+    interactive, reconnect, interval, long_poll, local_hosts, verify_verbs, drop_words = _design()
     for call in body.calls:
         parts = (dotted_name(call.func) or "").split(".")
         name = parts[-1]
@@ -312,7 +313,24 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     urls = [text for text in _strings_in(loop.body) if "://" in text]
     if urls and all(any(host in url for host in local_hosts) for url in urls):
         return True  # every address the loop calls is this machine's: a readiness probe
+    if any(_drops_connection(attempt, set(body.assigned), drop_words) for attempt in body.tries):
+        return True
     return any(_verifies(handler, verify_verbs) for attempt in body.tries for handler in attempt.handlers)
+
+
+def _drops_connection(attempt: cst.Try, rebound: set[str], drop_words: set[str]) -> bool:
+    """`ws = await pool.get()` each round, then `except ...: pool.remove(ws)`: the handler
+    drops the connection the attempt used, and the next round takes another one."""
+    used = {dotted_name(call.func.value) for call in calls_in(attempt.body)
+            if isinstance(call.func, cst.Attribute)} & rebound
+    for handler in attempt.handlers:
+        for call in calls_in(handler.body):
+            if not set(word_list((dotted_name(call.func) or "").rsplit(".", 1)[-1])) & drop_words:
+                continue
+            receiver = dotted_name(call.func.value) if isinstance(call.func, cst.Attribute) else None
+            if receiver in used or any(names_in(arg.value) & used for arg in call.args):
+                return True
+    return False
 
 
 def _verifies(handler: cst.ExceptHandler, verify_verbs: set[str]) -> bool:
