@@ -109,12 +109,15 @@ def half_dir(half: str) -> Path:
     return Path(os.environ.get("NONATOMIC_VALIDATION_CORPUS", default)) / half
 
 
+HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh": FRESH, "fresh2": FRESH2,
+          "last": LAST}
+"""Every set by name, in the order they were picked."""
+
+
 def ensure_half(half: str) -> Path:
-    pins = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh": FRESH,
-            "fresh2": FRESH2, "last": LAST}[half]
-    return ensure_corpus(pins, half_dir(half))
+    return ensure_corpus(HALVES[half], half_dir(half))
 
 
 if __name__ == "__main__":
-    for name in ("tuning", "validation", "holdout", "fresh", "fresh2", "last"):
+    for name in HALVES:
         print(ensure_half(name))

@@ -486,8 +486,7 @@ def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     changed: set[str] = set()
     told: set[str] = set()  # objects a handler calls a method of (`self._state`)
     for handler in _handlers(loop.body):
-        found = _Rebinds()
-        walk.visit(handler.body, found)
+        found = _rebinds_of(handler.body)
         changed |= found.targets | found.items  # `del payload[field]`: the next round sends less
         told |= {
             receiver
@@ -572,7 +571,7 @@ def _polls(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     }
     flags = names_in(loop.test) if isinstance(loop, cst.While) else set()
     for branch in ifs_in(loop.body):
-        ends = _leaves(branch.body) or bool(_rebinds_in(branch.body) & flags)
+        ends = _leaves(branch.body) or bool(_rebinds_of(branch.body).targets & flags)
         test = branch.test
         if ends and (names_in(test) & results or any(id(call) in retried for call in calls_in(test))):
             return True
@@ -586,10 +585,10 @@ def _handlers(node: cst.CSTNode) -> list[cst.ExceptHandler]:
     return found + [h for child in walk.children(node) for h in _handlers(child)]
 
 
-def _rebinds_in(node: cst.CSTNode) -> set[str]:
+def _rebinds_of(node: cst.CSTNode) -> _Rebinds:
     found = _Rebinds()
     walk.visit(node, found)
-    return found.targets
+    return found
 
 
 def _external(entry: Retried, model: ModuleModel, registry: ToolRegistry) -> bool:
