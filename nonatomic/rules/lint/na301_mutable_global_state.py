@@ -7,14 +7,12 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import state
-from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name, source
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 from nonatomic.rules.lint.tree import walk
 
 _MEMO = re.compile(r"cache|memo", re.IGNORECASE)
 _Function = cst.FunctionDef | cst.Lambda
 _RUNTIME = "<runtime>"
-_KEYED_METHODS = frozenset({"setdefault", "pop"})  # methods whose first argument is a key
-_MEMBER_METHODS = frozenset({"add", "discard", "remove"})  # a set's: its members are its keys
 
 
 class MutableGlobalState(state.ScopeTracker, LintRule):
@@ -912,7 +910,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             stored: set[str] = set()  # what it is filled with (`history.append(msg)`)
             for name, found in group:
                 for site in found:
-                    for key, seen in self._keys(site[0], name, self._containers.get(name, ("", None))[0]):
+                    for key, seen in state.keys_given(site[0], _named(name), self._containers.get(name, ("", None))[0]):
                         keys.setdefault(key, seen)
                     stored |= self._filled_with(site[0])
             # A `global` rebinding is a singleton, a flag or a setting, never a keyed store; a memo
@@ -961,31 +959,10 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         return name in self._looked_up[id(function)]
 
     @staticmethod
-    def _keys(node: cst.CSTNode, container: str, kind: str) -> list[tuple[str, set[str]]]:
-        """The keys a mutation gives the container (`_sessions[user_id]`, `.pop(user_id)`,
-        `.setdefault(user_id, [])`, a set's `.add(session_id)`), each as its source and the
-        names in it; a constant key (`_last["refund"]`) is a slot, not a key."""
-        if isinstance(node, cst.Call):
-            methods = _KEYED_METHODS | (_MEMBER_METHODS if kind == "set" else frozenset())
-            keyed = isinstance(node.func, cst.Attribute) and node.func.attr.value in methods
-            values = [arg.value for arg in node.args[:1]] if keyed else []
-        else:
-            values = [
-                element.slice.value
-                for sub in walk.subtree(node)
-                if isinstance(sub, cst.Subscript) and isinstance(sub.value, cst.Name) and sub.value.value == container
-                for element in sub.slice
-                if isinstance(element.slice, cst.Index)
-            ]
-        found = [(source(value), {n.value for n in walk.subtree(value) if isinstance(n, cst.Name)} - {container})
-                 for value in values]
-        return [(shown, names) for shown, names in found if names]
-
-    @staticmethod
     def _filled_with(node: cst.CSTNode) -> set[str]:
         """The names a mutating call fills the container with (`history.append(user_msg)`)."""
         if not isinstance(node, cst.Call) or (isinstance(node.func, cst.Attribute)
-                                              and node.func.attr.value in _KEYED_METHODS):
+                                              and node.func.attr.value in state.KEYED_METHODS):
             return set()
         return {n.value for arg in node.args[:1] for n in walk.subtree(arg.value) if isinstance(n, cst.Name)}
 
@@ -1074,6 +1051,11 @@ def _looked_up_in(function: _Function) -> set[str]:
               and isinstance(inner.func.value, cst.Name)):
             found.add(inner.func.value.value)
     return found
+
+
+def _named(name: str):
+    """Recognises the global `name` itself (`X`, in `X[k]` and `X.pop(k)`)."""
+    return lambda expr: isinstance(expr, cst.Name) and expr.value == name
 
 
 def _more(count: int) -> str:

@@ -66,9 +66,11 @@ class MutableClassState(state.ScopeTracker, LintRule):
     ## Severity
     One finding per class attribute, at its first mutation, with the other
     sites as related locations; a warning when it holds per-request data (see
-    NA301), `info` otherwise. An attribute annotated `ClassVar[...]` is declared
-    shared on purpose: `info` even when keyed by session or request data (its
-    entries still live as long as the process).
+    NA301), `info` otherwise. Entries under their own keys that a method also
+    takes out (`del cls._sessions[jid]` when the session closes) have a lifetime:
+    `info`, as NA301 says of a global. An attribute annotated `ClassVar[...]` is
+    declared shared on purpose: `info` even when keyed by session or request data
+    (its entries still live as long as the process).
 
     ## Example
     ```python
@@ -339,6 +341,23 @@ class MutableClassState(state.ScopeTracker, LintRule):
                     def attach(self, session_id, browser):
                         self._sessions[session_id] = browser
                 """, line=5),
+        # A registry of open sessions, one entry per account, taken out when its session
+        # closes: the entries have a lifetime and do not mix (info, as NA301 says of a global).
+        Invalid("""
+                class Remote:
+                    _sessions = dict()
+
+                    @classmethod
+                    async def new_session_with_client(cls, client):
+                        if client.jid in cls._sessions:
+                            raise RuntimeError("a session is open for this account")
+                        cls._sessions[client.jid] = client
+
+                        def on_close():
+                            del cls._sessions[client.jid]
+
+                        return Session(client, on_close)
+                """, line=8, severity="info"),
         # The same store declared `ClassVar` and documented as shared: sharing is intended
         # (the annotation says so), still reported, at info (entries outlive their run).
         Invalid("""
@@ -390,6 +409,10 @@ class MutableClassState(state.ScopeTracker, LintRule):
             line = self.line_of(statement)
             keys = {key for site in found for key in _key_names(site[0])}
             shared = name in info.declared_shared
+            # Entries under their own keys (`cls._sessions[jid] = client`) that a method also
+            # takes out (`del cls._sessions[jid]` when the session closes) have a lifetime (NA301's).
+            ended = any(state.keys_given(site[0], _of_self(name, _self_name(site[1])), kind) for site in found) \
+                and any(state.removes(site[0]) for site in found)
             self.report(
                 mutation,
                 f"`{node.name.value}.{method.name.value}()` mutates class-level {kind} `{name}` "
@@ -399,7 +422,8 @@ class MutableClassState(state.ScopeTracker, LintRule):
                 + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
                 + ("; it is declared `ClassVar`, shared on purpose: remove each entry when its run ends"
                    if shared else ""),
-                severity=None if (state.named_for_request_data(name) or state.holds_request_data(keys)) and not shared else "info",
+                severity=None if (state.named_for_request_data(name) or state.holds_request_data(keys))
+                and not shared and not ended else "info",
                 related=tuple(site[0] for site in found[1:]),
             )
 
@@ -536,6 +560,12 @@ def _key_names(node: cst.CSTNode) -> set[str]:
             if isinstance(element.slice, cst.Index)
         ]
     return {n.value for value in values for n in walk.subtree(value) if isinstance(n, cst.Name)}
+
+
+def _of_self(name: str, self_name: str | None):
+    """Recognises the attribute `name` of a method's `self` (or `cls`): `self.X`."""
+    return lambda expr: (isinstance(expr, cst.Attribute) and expr.attr.value == name
+                         and isinstance(expr.value, cst.Name) and expr.value.value == self_name)
 
 
 def _registers(method: cst.FunctionDef) -> bool:

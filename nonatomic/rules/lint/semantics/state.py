@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.tree import walk
 from nonatomic.rules.lint.triggers.gates import CONTAINERS, MUTATING_METHODS
@@ -459,14 +459,47 @@ def named_for_request_data(name: str) -> bool:
     return head in _HOLDER_NOUNS and any(w in REQUEST_WORDS for w in words[:-1])
 
 
+KEYED_METHODS = frozenset({"setdefault", "pop"})
+"""Methods whose first argument is a key."""
+MEMBER_METHODS = frozenset({"add", "discard", "remove"})
+"""A set's: its members are its keys."""
+
+
+def _held(expr: cst.BaseExpression) -> bool:
+    """A container itself (`X`, `self.X`, `cls.X`), not one of its entries (`X[k]`)."""
+    return isinstance(expr, cst.Name) or isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+
+
 def removes(node: cst.CSTNode) -> bool:
     """A mutation that takes the container's own entries out (`del X[k]`, `X.pop(k)`,
-    `X.clear()`; not `X[k].remove(item)`, which edits one entry)."""
+    `del cls._sessions[jid]`, `X.clear()`; not `X[k].remove(item)`, which edits one entry)."""
     if isinstance(node, cst.Del):
         targets = [e.value for e in node.target.elements] if isinstance(node.target, cst.Tuple) else [node.target]
-        return any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) for t in targets)
+        return any(isinstance(t, cst.Subscript) and _held(t.value) for t in targets)
     return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in REMOVING_METHODS and isinstance(node.func.value, cst.Name))
+            and node.func.attr.value in REMOVING_METHODS and _held(node.func.value))
+
+
+def keys_given(node: cst.CSTNode, is_container: Callable[[cst.BaseExpression], bool],
+               kind: str) -> list[tuple[str, set[str]]]:
+    """The keys a mutation gives the container `is_container` recognises (`_sessions[user_id]`,
+    `.pop(user_id)`, `.setdefault(user_id, [])`, a set's `.add(session_id)`), each as its
+    source and the names in it; a constant key (`_last["refund"]`) is a slot, not a key."""
+    if isinstance(node, cst.Call):
+        methods = KEYED_METHODS | (MEMBER_METHODS if kind == "set" else frozenset())
+        keyed = isinstance(node.func, cst.Attribute) and node.func.attr.value in methods
+        values = [arg.value for arg in node.args[:1]] if keyed else []
+    else:
+        values = [
+            element.slice.value
+            for sub in walk.subtree(node)
+            if isinstance(sub, cst.Subscript) and is_container(sub.value)
+            for element in sub.slice
+            if isinstance(element.slice, cst.Index)
+        ]
+    found = [(source(value), {n.value for n in walk.subtree(value) if isinstance(n, cst.Name) and not is_container(n)})
+             for value in values]
+    return [(shown, names) for shown, names in found if names]
 
 
 def once_flag(name: str) -> bool:
