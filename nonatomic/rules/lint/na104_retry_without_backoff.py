@@ -400,6 +400,37 @@ class RetryWithoutBackoff(LintRule):
                         except redis.WatchError:
                             continue
             """,
+        # A readiness wait: the attempt asks the server whether it is up, and the wait's
+        # deadline is counted in rounds of one second.
+        """
+            import time
+            import httpx
+
+            class Connection:
+                def wait_for_server(self, startup_period: int) -> None:
+                    for _ in range(startup_period):
+                        try:
+                            self._client.get("/.well-known/ready").raise_for_status()
+                            return
+                        except (httpx.ConnectError, httpx.HTTPStatusError):
+                            time.sleep(1)
+                    raise TimeoutError(f"the server did not start in {startup_period} s")
+            """,
+        """
+            import time
+            from opensearchpy import OpenSearch
+            from opensearchpy.exceptions import ConnectionError
+
+            def get_test_client(url):
+                client = OpenSearch(url, timeout=30)
+                for _ in range(100):
+                    try:
+                        client.cluster.health(wait_for_status="yellow")
+                        return client
+                    except ConnectionError:
+                        time.sleep(0.1)
+                raise RuntimeError("the cluster did not start")
+            """,
         # A loop that asks a person again after a bad value: the person sets the pace.
         """
             import typer
@@ -445,6 +476,19 @@ class RetryWithoutBackoff(LintRule):
                         except requests.ConnectionError:
                             time.sleep(RETRY_AFTER)
                 """, line=11),
+        # A health check before the write does not make the attempt a readiness wait.
+        Invalid("""
+                import time
+                import requests
+
+                def notify(session: requests.Session, url, event):
+                    for attempt in range(4):
+                        try:
+                            session.get(f"{url}/health", timeout=2).raise_for_status()
+                            return session.post(f"{url}/events", json=event, timeout=10)
+                        except requests.ConnectionError:
+                            time.sleep(2)
+                """, line=10),
         # No retry word in sight: the loop's shape is the retry.
         Invalid(
             """

@@ -283,21 +283,26 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
 
 
 @lru_cache(maxsize=1)
-def _design() -> tuple[set[str], set[str], set[str], set[str], tuple[str, ...], set[str], set[str]]:
+def _design() -> tuple[set[str], set[str], set[str], set[str], tuple[str, ...], set[str], set[str], set[str]]:
     pack = load_pack("retry")["by_design"]
     return (
         set(pack["interactive_calls"]), set(pack["reconnect_words"]), set(pack["interval_words"]),
         set(pack["long_poll_codes"]), tuple(tool_pack()["local_hosts"]), set(pack["verify_verbs"]),
-        set(pack["drop_words"]),
+        set(pack["drop_words"]), set(pack["probe_words"]),
     )
+
+
+@lru_cache(maxsize=1)
+def _write_verbs() -> frozenset[str]:
+    return frozenset(verb for verbs in tool_pack()["write_verbs"].values() for verb in verbs)
 
 
 def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     """The loop goes round by design, not to repeat a failed request: it asks a person
     (`input()`), reconnects, polls at an interval the protocol or server sets, long-polls
-    on a deadline, probes a local server until it is up, or checks that the failed
-    attempt did not land before going round (see `by_design` in retry.yaml)."""
-    interactive, reconnect, interval, long_poll, local_hosts, verify_verbs, drop_words = _design()
+    on a deadline, probes a local server or a readiness endpoint until it is up, or checks
+    that the failed attempt did not land before going round (see `by_design` in retry.yaml)."""
+    interactive, reconnect, interval, long_poll, local_hosts, verify_verbs, drop_words, probe_words = _design()
     for call in body.calls:
         parts = (dotted_name(call.func) or "").split(".")
         name = parts[-1]
@@ -315,6 +320,8 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
         return True  # every address the loop calls is this machine's: a readiness probe
     if any(_drops_connection(attempt, set(body.assigned), drop_words) for attempt in body.tries):
         return True
+    if any(_probes_readiness(attempt, probe_words) for attempt in body.tries):
+        return True
     return any(_verifies(handler, verify_verbs) for attempt in body.tries for handler in attempt.handlers)
 
 
@@ -331,6 +338,16 @@ def _drops_connection(attempt: cst.Try, rebound: set[str], drop_words: set[str])
             if receiver in used or any(names_in(arg.value) & used for arg in call.args):
                 return True
     return False
+
+
+def _probes_readiness(attempt: cst.Try, probe_words: set[str]) -> bool:
+    """`client.cluster.health(wait_for_status="yellow")`, `self.get("/.well-known/ready")`:
+    the attempt asks whether a server is up, and none of its calls is named for a write."""
+    names = [(dotted_name(call.func) or "").rsplit(".", 1)[-1] for call in calls_in(attempt.body)]
+    if any(word_list(name)[:1] and word_list(name)[0] in _write_verbs() for name in names):
+        return False
+    paths = [text for text in _strings_in(attempt.body) if "/" in text]
+    return any(set(word_list(name)) & probe_words for name in names + paths)
 
 
 def _verifies(handler: cst.ExceptHandler, verify_verbs: set[str]) -> bool:
