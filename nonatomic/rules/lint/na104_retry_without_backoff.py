@@ -47,8 +47,10 @@ class RetryWithoutBackoff(LintRule):
     `retry_if_exception_type(ValidationError)`, an `OutputParserException`, a
     module tuple of such types) is not flagged: it re-asks the model, and the
     remote side is neither failing nor overloaded. Nor is a Redis transaction
-    run again at once after `WatchError` (optimistic locking: another client's
-    write aborted it; NA105 still asks for a limit).
+    run again after `WatchError`, or a retry only on an error named for a
+    version conflict (`VersionMismatchError`, `StaleDataError`), at once or after
+    a fixed wait (optimistic locking: another client's write got there first;
+    NA105 still asks for a limit).
 
     ## Why is this bad?
     Failures come in crowds: when a provider sheds load, every agent worker
@@ -400,6 +402,23 @@ class RetryWithoutBackoff(LintRule):
                         except redis.WatchError:
                             continue
             """,
+        # Optimistic concurrency: a read retried when another writer moved the version on.
+        """
+            from tenacity import retry, retry_if_exception, stop_after_attempt, wait_fixed
+
+            class VersionMismatchError(Exception):
+                pass
+
+            class SegmentAPI:
+                @retry(
+                    retry=retry_if_exception(lambda e: isinstance(e, VersionMismatchError)),
+                    wait=wait_fixed(2),
+                    stop=stop_after_attempt(5),
+                    reraise=True,
+                )
+                def _get(self, collection_id):
+                    return self._sysdb.get_collection(collection_id)
+            """,
         # A readiness wait: the attempt asks the server whether it is up, and the wait's
         # deadline is counted in rounds of one second.
         """
@@ -690,11 +709,10 @@ class RetryWithoutBackoff(LintRule):
         seen: set[int] = set()  # a policy built once and given to several calls is one finding
         for scope in paced_scopes(model, self.registry):
             wait = wait_of(scope, model)
-            if wait not in (NONE, FIXED):
-                continue
+            if wait not in (NONE, FIXED) or conflicts_only(scope, model):
+                continue  # optimistic locking goes round at once, or at a steady pace
             if wait == NONE:
-                if not conflicts_only(scope, model):  # optimistic locking goes round at once
-                    self._no_wait(scope)
+                self._no_wait(scope)
             elif id(at := _fixed_wait(scope)) not in seen:
                 seen.add(id(at))
                 self.report(

@@ -10,6 +10,7 @@ statuses and exceptions mean what is `non_retryable.yaml`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from http import HTTPStatus
@@ -54,7 +55,8 @@ class RetriesOn:
 
 
 def exception_names(expr: cst.BaseExpression) -> list[str] | None:
-    """`A` / `(A, B)` / `[A, B]` / `retry_if_exception_type(A)` -> dotted names; None if opaque."""
+    """`A` / `(A, B)` / `[A, B]` / `retry_if_exception_type(A)` / `retry_if_exception(lambda e:
+    isinstance(e, A))` -> dotted names; None if opaque."""
     if isinstance(expr, (cst.Name, cst.Attribute)):
         name = dotted_name(expr)
         return [name] if name else None
@@ -81,7 +83,22 @@ def exception_names(expr: cst.BaseExpression) -> list[str] | None:
                     return None
                 found += names
             return found
+        if _last(dotted_name(expr.func) or "") == "retry_if_exception" and len(expr.args) == 1:
+            return _isinstance_test(expr.args[0].value)
     return None
+
+
+def _isinstance_test(test: cst.BaseExpression) -> list[str] | None:
+    """`lambda e: isinstance(e, VersionMismatchError)`: the types the test admits."""
+    if not isinstance(test, cst.Lambda) or not isinstance(test.body, cst.Call):
+        return None
+    call, params = test.body, test.params.params
+    if dotted_name(call.func) != "isinstance" or len(call.args) != 2 or len(params) != 1:
+        return None
+    subject = call.args[0].value
+    if not (isinstance(subject, cst.Name) and subject.value == params[0].name.value):
+        return None
+    return exception_names(call.args[1].value)
 
 
 def retries_on(scope: RetryScope) -> RetriesOn | None:
@@ -120,7 +137,9 @@ def conflicts_only(scope: RetryScope, model: ModuleModel) -> bool:
     WatchError`), or is a loop of optimistic concurrency by its own words (it WATCHes a key
     each round, `pipe.watch(key)`, or its bound is named for it, `MAX_OPTIMISTIC_RETRIES`):
     going round at once is the protocol, though it still needs a limit."""
-    return _only_on(scope, model, "conflict_errors") or _optimistic_loop(scope)
+    words = set(load_pack("retry")["conflict_words"])
+    return _only_on(scope, model, "conflict_errors", lambda name: bool(set(word_list(name)) & words)) \
+        or _optimistic_loop(scope)
 
 
 def _optimistic_loop(scope: RetryScope) -> bool:
@@ -133,13 +152,15 @@ def _optimistic_loop(scope: RetryScope) -> bool:
     return any(set(word_list(name)) & set(retry["conflict_bounds"]) for name in names_in(header))
 
 
-def _only_on(scope: RetryScope, model: ModuleModel, kinds: str) -> bool:
+def _only_on(scope: RetryScope, model: ModuleModel, kinds: str,
+             named: Callable[[str], bool] = lambda name: False) -> bool:
+    """The scope goes round only on exceptions of the pack's list `kinds`, or `named` so."""
     what = retries_on(scope)
     if what is None or what.everything or not what.names:
         return False
     allowed = set(load_pack("retry")[kinds])
     names = _expanded(what.names, model)
-    return names is not None and all(_last(name) in allowed for name in names)
+    return names is not None and all(_last(name) in allowed or named(_last(name)) for name in names)
 
 
 def _expanded(names: tuple[str, ...] | list[str], model: ModuleModel, depth: int = 0) -> list[str] | None:
