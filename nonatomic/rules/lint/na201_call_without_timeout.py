@@ -310,6 +310,15 @@ class CallWithoutTimeout(LintRule):
                 sock = await self._proxy_connect(timeout=timeout)
                 self._reader, self._writer = await asyncio.open_connection(sock=sock)
             """,
+        # A Unix socket is this machine's: connecting succeeds or fails at once.
+        """
+
+            import asyncio
+
+            class UnixSocketSignaling:
+                async def _connect(self, server):
+                    self._reader, self._writer = await asyncio.open_unix_connection(self._path)
+            """,
         # A test asserting a client's default: the Timeout is compared, never given to a call.
         """
 

@@ -308,7 +308,7 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
         name = parts[-1]
         if any(".".join(parts[-n:]) in interactive for n in (1, 2)):
             return True
-        if name[:1].islower() and set(word_list(name)) & reconnect:
+        if name.lstrip("_")[:1].islower() and set(word_list(name)) & reconnect:  # `_redis_connect()`; not a class
             return True
     for sleep in body.sleeps:
         if any(set(word_list(n)) & interval for arg in sleep.args for n in names_in(arg.value)):
