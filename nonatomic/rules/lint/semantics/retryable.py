@@ -134,7 +134,8 @@ def reasks_only(scope: RetryScope, model: ModuleModel) -> bool:
 
 def conflicts_only(scope: RetryScope, model: ModuleModel) -> bool:
     """The scope goes round only on a transaction another client's write aborted (`except
-    WatchError`), or is a loop of optimistic concurrency by its own words (it WATCHes a key
+    WatchError`, an error named for a version conflict: `VersionMismatchError`, `conflict_words`
+    in retry.yaml), or is a loop of optimistic concurrency by its own words (it WATCHes a key
     each round, `pipe.watch(key)`, or its bound is named for it, `MAX_OPTIMISTIC_RETRIES`):
     going round at once is the protocol, though it still needs a limit."""
     words = set(load_pack("retry")["conflict_words"])
