@@ -2,8 +2,8 @@
 corpus (`validation_corpus.py`) and print, per rule, how many findings of each severity.
 Its findings are what a blind review samples; this prints only the counts.  The holdout half
 was kept unseen until the validation half's review was read, the fresh set until the
-holdout half's was, the second fresh set until the first's was, and the last set until
-every fix of its round was made."""
+holdout half's was, the second fresh set until the first's was, and the last and latest
+sets until every fix of their rounds was made."""
 
 from __future__ import annotations
 
