@@ -343,11 +343,11 @@ def _drops_connection(attempt: cst.Try, rebound: set[str], drop_words: set[str])
 def _probes_readiness(attempt: cst.Try, probe_words: set[str]) -> bool:
     """`client.cluster.health(wait_for_status="yellow")`, `self.get("/.well-known/ready")`:
     the attempt asks whether a server is up, and none of its calls is named for a write."""
-    names = [(dotted_name(call.func) or "").rsplit(".", 1)[-1] for call in calls_in(attempt.body)]
-    if any(word_list(name)[:1] and word_list(name)[0] in _write_verbs() for name in names):
+    called = [word_list((dotted_name(call.func) or "").rsplit(".", 1)[-1]) for call in calls_in(attempt.body)]
+    if any(words[:1] and words[0] in _write_verbs() for words in called):
         return False
-    paths = [text for text in _strings_in(attempt.body) if "/" in text]
-    return any(set(word_list(name)) & probe_words for name in names + paths)
+    paths = [word_list(text) for text in _strings_in(attempt.body) if "/" in text]
+    return any(set(words) & probe_words for words in called + paths)
 
 
 def _verifies(handler: cst.ExceptHandler, verify_verbs: set[str]) -> bool:
