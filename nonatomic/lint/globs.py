@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 
 def _translate(glob: str) -> str:
@@ -47,9 +48,13 @@ def _translate(glob: str) -> str:
 
 @dataclass(frozen=True)
 class Pattern:
-    regex: re.Pattern[str]
+    source: str  # the regex, compiled on first use: a set that is one regex never needs it
     negated: bool
     dir_only: bool
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.source)
 
     @classmethod
     def parse(cls, line: str) -> Pattern | None:
@@ -68,7 +73,7 @@ class Pattern:
         anchored = "/" in line
         body = _translate(line.lstrip("/"))
         prefix = "" if anchored else "(?:.*/)?"
-        return cls(re.compile(f"^{prefix}{body}(?:/.*)?$"), negated, dir_only)
+        return cls(f"^{prefix}{body}(?:/.*)?$", negated, dir_only)
 
 
 class PatternSet:
@@ -77,13 +82,15 @@ class PatternSet:
     def __init__(self, lines: list[str], base: str = "") -> None:
         self.base = base.strip("/")
         self.patterns = [p for p in map(Pattern.parse, lines) if p is not None]
-        # Without negations or directory-only patterns, any match ignores: one regex
-        # for the set (discovery asks this of every path it walks).
-        self._any = (
-            re.compile("|".join(f"(?:{p.regex.pattern})" for p in self.patterns))
-            if not any(p.negated or p.dir_only for p in self.patterns)
-            else None
-        )
+
+    @cached_property
+    def _any(self) -> re.Pattern[str] | None:
+        """Without negations or directory-only patterns, any match ignores: one regex for
+        the set (discovery asks this of every path it walks), compiled on the first, so
+        that linting only the files named on the command line compiles none."""
+        if any(p.negated or p.dir_only for p in self.patterns):
+            return None
+        return re.compile("|".join(f"(?:{p.source})" for p in self.patterns))
 
     def match(self, relpath: str, is_dir: bool = False) -> bool | None:
         """True: ignored, False: re-included, None: no pattern says anything."""
