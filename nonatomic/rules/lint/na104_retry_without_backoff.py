@@ -11,11 +11,12 @@ from nonatomic.rules.lint.semantics.pacing import (
     NONE,
     header,
     paced_scopes,
+    reached_through,
     tenacity_setting,
     wait_of,
 )
 from nonatomic.rules.lint.semantics.retry import RetryProvider
-from nonatomic.rules.lint.semantics.retryable import conflicts_only, is_timeout
+from nonatomic.rules.lint.semantics.retryable import awaits_grant, conflicts_only, is_timeout
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
 DEFAULT_FIX_MAX_WAIT = 30
@@ -50,7 +51,11 @@ class RetryWithoutBackoff(LintRule):
     run again after `WatchError`, or a retry only on an error named for a
     version conflict (`VersionMismatchError`, `StaleDataError`), at once or after
     a fixed wait (optimistic locking: another client's write got there first;
-    NA105 still asks for a limit).
+    NA105 still asks for a limit), nor a loop that goes round only while the
+    server refuses for authorization and re-raises every other failure (it
+    waits for a new access policy or key to propagate, not out an overload).
+    An attempt that waits inside the module's own helper (`self._login()`,
+    whose device-code poll sleeps at the server's interval) is paced by it.
 
     ## Why is this bad?
     Failures come in crowds: when a provider sheds load, every agent worker
@@ -65,7 +70,9 @@ class RetryWithoutBackoff(LintRule):
     ## Severity
     A warning for a retry construct or a loop that counts its attempts; `info`
     for a loop taken for a retry from its shape alone (a `while` loop with no
-    attempt count), which the message says, and for a loop that goes round
+    attempt count), which the message says, for a loop whose attempt reaches
+    the service only through the module's own helper (named in the message:
+    what the helper does is read from its body), and for a loop that goes round
     only on a timeout: each attempt has already waited out its timeout, a
     fixed pace rather than none. A re-ask after a validation or parse error of
     the answer is not reported at all.
@@ -468,8 +475,91 @@ class RetryWithoutBackoff(LintRule):
                             print(f"Error: {e}")
                 return created
             """,
+        # Waiting for a new access policy to reach the search cluster: it goes round only
+        # while the cluster refuses for authorization, and re-raises any other failure.
+        """
+            import time
+            import requests
+
+            def create_index(cluster_url, name, mapping):
+                for attempt in range(6):
+                    try:
+                        response = requests.put(f"{cluster_url}/{name}", json=mapping, timeout=30)
+                        response.raise_for_status()
+                        return response.json()
+                    except Exception as exc:
+                        if "security_exception" in str(exc).lower():
+                            time.sleep(15)
+                        else:
+                            raise
+                raise RuntimeError("the access policy never reached the cluster")
+            """,
+        # Each attempt is a whole device-code login whose token poll sleeps at the server's
+        # interval: the attempt paces itself inside the class's own helpers.
+        """
+            import time
+            import requests
+
+            class DeviceLogin:
+                def token(self):
+                    for attempt in range(3):
+                        try:
+                            return self._login()
+                        except LoginError:
+                            continue
+                    raise LoginError("no token after 3 logins")
+
+                def _login(self):
+                    code = requests.post(DEVICE_URL, data={"client_id": CLIENT_ID}, timeout=10).json()
+                    print(f"Open {code['verification_uri']} and enter {code['user_code']}")
+                    return self._poll(code["device_code"], code["interval"])
+
+                def _poll(self, device_code, interval):
+                    while True:
+                        time.sleep(interval)
+                        answer = requests.post(TOKEN_URL, data={"device_code": device_code}, timeout=10).json()
+                        if "access_token" in answer:
+                            return answer["access_token"]
+            """,
     ]
     INVALID = [
+        # The attempt leaves the machine only through the class's own helper: what the helper
+        # does is read from its body, so the finding is said at info, with the helper named.
+        Invalid("""
+                import requests
+
+                class Crm:
+                    def sync(self, contact):
+                        for attempt in range(3):
+                            try:
+                                return self._push(contact)
+                            except requests.RequestException:
+                                pass
+
+                    def _push(self, contact):
+                        return requests.post(CRM_URL, json=contact, timeout=10)
+                """,
+            line=5, severity="info",
+        ),
+        # The same shape going round on a rate limit: that refusal says the server is loaded.
+        Invalid("""
+                import time
+                import requests
+
+                def create_index(cluster_url, name, mapping):
+                    for attempt in range(6):
+                        try:
+                            response = requests.put(f"{cluster_url}/{name}", json=mapping, timeout=30)
+                            response.raise_for_status()
+                            return response.json()
+                        except Exception as exc:
+                            if "too_many_requests" in str(exc).lower():
+                                time.sleep(15)
+                            else:
+                                raise
+                """,
+            line=12,
+        ),
         # Going round only on a timeout: each attempt waited its timeout, a fixed pace (info).
         Invalid("""
                 import requests
@@ -709,20 +799,23 @@ class RetryWithoutBackoff(LintRule):
         seen: set[int] = set()  # a policy built once and given to several calls is one finding
         for scope in paced_scopes(model, self.registry):
             wait = wait_of(scope, model)
-            if wait not in (NONE, FIXED) or conflicts_only(scope, model):
-                continue  # optimistic locking goes round at once, or at a steady pace
+            if wait not in (NONE, FIXED) or conflicts_only(scope, model) or awaits_grant(scope):
+                continue  # optimistic locking goes round at once, a grant is waited for at a steady pace
+            helper = reached_through(scope, model, self.registry)
+            note = shape_note(scope) + (f" (its attempt reaches the service only through `{helper}`)" if helper else "")
+            level = INFERRED if helper else severity(None, [scope])
             if wait == NONE:
-                self._no_wait(scope)
+                self._no_wait(scope, note, level)
             elif id(at := _fixed_wait(scope)) not in seen:
                 seen.add(id(at))
                 self.report(
                     at,
-                    f"{scope.label}{shape_note(scope)} waits the same time before every attempt, with no jitter: "
+                    f"{scope.label}{note} waits the same time before every attempt, with no jitter: "
                     "clients that failed together retry together, in waves; back off exponentially, with jitter",
-                    severity=severity(None, [scope]),
+                    severity=level,
                 )
 
-    def _no_wait(self, scope: RetryScope) -> None:
+    def _no_wait(self, scope: RetryScope, note: str, level: str | None) -> None:
         args = f"multiplier=1, max={self.fix_max_wait}"
         fix = tenacity_setting(scope, "wait", "wait_random_exponential", args)
         if scope.kind == "loop" and scope.caught and all(is_timeout(name) for name in scope.caught):
@@ -730,16 +823,16 @@ class RetryWithoutBackoff(LintRule):
             # a fixed pace rather than none.
             self.report(
                 header(scope),
-                f"{scope.label}{shape_note(scope)} goes round on a timeout with no wait of its own: clients that "
+                f"{scope.label}{note} goes round on a timeout with no wait of its own: clients that "
                 "timed out together retry together, each after its timeout; back off exponentially, with jitter",
                 severity=INFERRED,
             )
             return
         self.report(
             header(scope),
-            f"{scope.label}{shape_note(scope)} starts the next attempt at once: every failed client retries "
+            f"{scope.label}{note} starts the next attempt at once: every failed client retries "
             "immediately and keeps an overloaded service down; back off exponentially, with jitter",
-            severity=severity(None, [scope]),
+            severity=level,
             replacement=fix[0] if fix else None,
             fix_title=f"Add `wait=wait_random_exponential({args})`" if fix else None,
             imports=fix[1] if fix else (),

@@ -58,7 +58,9 @@ class CallWithoutTimeout(LintRule):
     a child process, a worker or a queue the module fills misbehaves, and for
     clients bounded by a long default (LLM SDKs' 10 minutes, aiohttp's 5):
     whether those need a shorter bound depends on the caller, so they are
-    shown, never failing a build. A test's own calls (in a function named
+    shown, never failing a build; so is a timeout switched off only as a
+    parameter's default (`timeout=httpx.Timeout(None)` in a signature), which
+    a caller that passes a timeout overrides. A test's own calls (in a function named
     `test_*`) are `info` too: a hang there stops one test run, which has a
     deadline of its own, not a service.
 
@@ -617,6 +619,14 @@ class CallWithoutTimeout(LintRule):
                     reader, writer = await asyncio.open_connection(host, 443)
                     writer.close()
                 """, line=5),
+        # A timeout switched off only as a parameter's default: callers that pass one override it.
+        Invalid("""
+                import httpx
+
+                def embed(texts, api_key, timeout: float | httpx.Timeout = httpx.Timeout(None)):
+                    with httpx.Client(timeout=timeout) as client:
+                        return client.post(EMBED_URL, json={"texts": texts}, headers={"key": api_key}).json()
+                """, line=3, severity="info"),
         Invalid("""
                 from openai import OpenAI
                 client = OpenAI()
@@ -655,6 +665,7 @@ class CallWithoutTimeout(LintRule):
         # the calls made inside a call or dict that hands an in-process transport over as `transport`
         self._local_calls: set[int] = set()
         self._compared: set[int] = set()  # calls that are an operand of a comparison or an element of a literal
+        self._defaults: set[int] = set()  # calls that are a parameter's default value
 
     def visit_With(self, node: cst.With) -> None:
         if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in node.items):
@@ -790,6 +801,10 @@ class CallWithoutTimeout(LintRule):
         if any(key == "transport" and self._in_process(value) for key, value in entries):
             self._local_calls |= {id(n) for n in walk.subtree(node) if isinstance(n, cst.Call)}
 
+    def visit_Param(self, node: cst.Param) -> None:
+        if isinstance(node.default, cst.Call):
+            self._defaults.add(id(node.default))
+
     def visit_Comparison(self, node: cst.Comparison) -> None:
         self._compared |= {id(side) for side in (node.left, *(c.comparator for c in node.comparisons))}
 
@@ -853,12 +868,17 @@ class CallWithoutTimeout(LintRule):
         # deadline of its own in CI, not a service; shown, at info.
         in_test = any(isinstance(scope, cst.FunctionDef) and scope.name.value.startswith("test")
                       for scope in self._scopes)
+        # `timeout: httpx.Timeout = httpx.Timeout(None)`: the value only of calls that pass
+        # none, which the module's callers may never make; shown, at info.
+        default = id(node) in self._defaults
+        note = " (in a test)" if in_test else " (a parameter's default: callers that pass a timeout override it)" \
+            if default else ""
         self.report(
             node,
-            f"`{shown}(...)` has {what}: {spec.why}" + (" (in a test)" if in_test else ""),
+            f"`{shown}(...)` has {what}: {spec.why}{note}",
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
-            severity="info" if in_test else spec.severity,
+            severity="info" if in_test or default else spec.severity,
         )
 
 

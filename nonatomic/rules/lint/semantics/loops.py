@@ -39,8 +39,9 @@ class LoopShape:
     # the next round, or, without try/except, those whose result decides the exit
     # (`r = post(); if r.ok: break`).  Work before or after them is not the attempt.
     retried: frozenset[cst.Call]
-    # every handler that goes round does so only when its test says the attempt was refused
-    refused: bool = False
+    # every handler that goes round does so only when its test says the attempt was refused:
+    # the refusal words each of those tests names (one set per `or`-ed test), else ()
+    refused_on: tuple[frozenset[str], ...] = ()
 
 
 class _Body(cst.CSTVisitor):
@@ -123,9 +124,10 @@ def leaves_loop(handler: cst.ExceptHandler) -> bool:
     return False
 
 
-def _goes_round_only_if_refused(handler: cst.ExceptHandler) -> bool:
+def _refusals(handler: cst.ExceptHandler) -> tuple[frozenset[str], ...]:
     """`if not retry_safe(e): raise`, or `if "authorization" in str(e): sleep(...) else: raise`:
-    the handler re-raises unless a test that says nothing was applied holds."""
+    the handler re-raises unless a test that says nothing was applied holds.  The refusal
+    words of each of that test's `or`-ed parts; () when the handler goes round otherwise."""
     statements = list(handler.body.body) if isinstance(handler.body, cst.IndentedBlock) else []
     bound = {}  # `is_retryable = isinstance(e, SAFE) or is_deadlock(e)`, then `if not is_retryable: raise`
     for statement in statements:
@@ -149,8 +151,9 @@ def _goes_round_only_if_refused(handler: cst.ExceptHandler) -> bool:
             continue
         if isinstance(condition, cst.Name) and condition.value in bound:
             condition = bound[condition.value]
-        return all(_says_not_applied(part) for part in _disjuncts(condition))
-    return False
+        said = tuple(_says_not_applied(part) for part in _disjuncts(condition))
+        return said if all(said) else ()
+    return ()
 
 
 def _raises(block: cst.BaseSuite) -> bool:
@@ -171,10 +174,12 @@ def _disjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [test]
 
 
-def _says_not_applied(test: cst.BaseExpression) -> bool:
+def _says_not_applied(test: cst.BaseExpression) -> frozenset[str]:
+    """The words of `test` that say nothing was applied (none: it says something else)."""
     words = {w for name in names_in(test) for w in word_list(name)}
     words |= {w for text in _strings_in(test) for w in word_list(text)}
-    return bool(words & not_applied_words()) or {"lock", "timeout"} <= words
+    lock_wait = {"lock", "timeout"} if {"lock", "timeout"} <= words else set()
+    return frozenset(words & not_applied_words() | lock_wait)
 
 
 @lru_cache(maxsize=1)
@@ -265,8 +270,9 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
         retried = frozenset(
             call for attempt in attempts for block in (attempt.body, attempt.orelse) if block for call in calls_in(block)
         )
-        refused = all(_goes_round_only_if_refused(handler) for handler in handlers)
-        return LoopShape(() if bare else tuple(caught), tuple(body.sleeps), bound, retried, refused)
+        refusals = [_refusals(handler) for handler in handlers]
+        refused_on = tuple(words for said in refusals for words in said) if all(refusals) else ()
+        return LoopShape(() if bare else tuple(caught), tuple(body.sleeps), bound, retried, refused_on)
     if not body.exits and not flags & set(body.assigned):
         return None
     if not body.sleeps and not (body.continues and isinstance(loop, cst.For)):

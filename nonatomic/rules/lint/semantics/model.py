@@ -42,8 +42,12 @@ class RetryScope:
     # a raise scope: only the calls before the raise (their index in the function's sites)
     upto: int | None = None
     # hand-written loops: every handler that goes round re-raises unless its test says
-    # the attempt was refused (loops.LoopShape.refused)
-    refused: bool = False
+    # the attempt was refused; the words each such test names (loops.LoopShape.refused_on)
+    refused_on: tuple[frozenset[str], ...] = ()
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.refused_on)
 
     @property
     def known(self) -> bool:

@@ -380,8 +380,7 @@ def _loop_wait(scope: RetryScope, model: ModuleModel) -> str | None:
                 waits.append(call)
             continue
         site = sites.get(id(call))
-        name = (site.callee or site.dotted) if site is not None else dotted_name(call.func)
-        if name and name not in not_waits and _last(name) not in not_waits and words(_last(name)) & wait_words:
+        if _waits(call, site, model, wait_words, not_waits, depth=_HELPER_DEPTH):
             other = True
     if other:
         return None
@@ -396,6 +395,26 @@ def _loop_wait(scope: RetryScope, model: ModuleModel) -> str | None:
         if {dotted_name(n) for n in _references(call.args[0].value)} & rebound:
             return None  # `sleep(2 ** attempt)`, `sleep(delay)` with `delay *= 2`
     return FIXED
+
+
+# How deep a loop's attempt is followed into the module's own helpers for a wait: the
+# helper that logs in (`self._login()`), and the poll it runs (`_poll_for_token`).
+_HELPER_DEPTH = 2
+
+
+def _waits(call: cst.Call, site: CallSite | None, model: ModuleModel, wait_words: set[str],
+           not_waits: set[str], depth: int, seen: frozenset[int] = frozenset()) -> bool:
+    """The call waits in a way the loop does not spell out: it is named for waiting
+    (`self._backoff(attempt)`, `limiter.wait()`), or it is a helper of the module's own whose
+    body (or a helper it calls, `depth` deep) sleeps or waits so."""
+    name = (site.callee or site.dotted) if site is not None else dotted_name(call.func)
+    if name and name not in not_waits and _last(name) not in not_waits and words(_last(name)) & wait_words:
+        return True
+    helper = model.target_function(call.func, site.function if site is not None else None)
+    if depth == 0 or helper is None or id(helper.node) in seen:
+        return False
+    seen = seen | {id(helper.node)}
+    return any(_waits(inner.node, inner, model, wait_words, not_waits, depth - 1, seen) for inner in helper.sites)
 
 
 def _server_set(expr: cst.BaseExpression) -> bool:
@@ -437,6 +456,27 @@ def paced_scopes(model: ModuleModel, registry: ToolRegistry) -> list[RetryScope]
             seen.add(id(scope.node))
             found.append(scope)
     return found
+
+
+def reached_through(scope: RetryScope, model: ModuleModel, registry: ToolRegistry) -> str | None:
+    """The module helper through which alone a loop's attempt leaves the machine
+    (`self._login()`, whose body posts), or None when one retried call does so itself: a
+    client's method, a callable parameter, or a write made right there.  A loop is a retry
+    by its shape, and what a helper does is a second guess, from its body: a finding built
+    on both is said at a lower level.  A retry construct is a retry for certain: None."""
+    if scope.kind != "loop":
+        return None
+    helpers = []
+    for entry in model.retried:
+        if not any(s is scope for s in entry.scopes) or entry.site is None:
+            continue
+        write = registry.retried_write(entry, model)
+        if write is not None and write.hops == 0 or registry.on_client(entry.site.callee) \
+                or isinstance(entry.site.node.func, cst.Name) and _is_param(entry.site.node.func.value, entry.site):
+            return None
+        if write is not None:
+            helpers.append(source(entry.target))
+    return helpers[0] if helpers else None
 
 
 def _named_local(scope: RetryScope, model: ModuleModel) -> bool:

@@ -342,7 +342,7 @@ class RetryProvider(CalleeProvider):
         if shape is None:
             return
         scope = RetryScope("loop", label, node, None, {}, shape.caught, shape.sleeps, shape.bound,
-                           refused=shape.refused)
+                           refused_on=shape.refused_on)
         self._open(node, scope)
         self._only[scope] = shape.retried
 

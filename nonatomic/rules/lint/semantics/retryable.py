@@ -143,6 +143,16 @@ def conflicts_only(scope: RetryScope, model: ModuleModel) -> bool:
         or _optimistic_loop(scope)
 
 
+def awaits_grant(scope: RetryScope) -> bool:
+    """The loop goes round only when its handler's test says the server refused the attempt
+    for a conflict or for a grant it does not see yet (`ungranted_words` in retry.yaml), and
+    re-raises every other failure: it waits for the grant to propagate, at the pace its
+    wait sets, and an overloaded server is not what it retries on."""
+    retry = load_pack("retry")
+    words = frozenset(retry["ungranted_words"]) | frozenset(retry["conflict_words"])
+    return bool(scope.refused_on) and all(said & words for said in scope.refused_on)
+
+
 def _optimistic_loop(scope: RetryScope) -> bool:
     if scope.kind != "loop":
         return False
