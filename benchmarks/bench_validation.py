@@ -2,8 +2,9 @@
 corpus (`validation_corpus.py`) and print, per rule, how many findings of each severity.
 Its findings are what a blind review samples; this prints only the counts.  The holdout half
 was kept unseen until the validation half's review was read, the fresh set until the
-holdout half's was, the second fresh set until the first's was, and the last and latest
-sets until every fix of their rounds was made."""
+holdout half's was, the second fresh set until the first's was, and the last, latest and
+final sets until every fix of their rounds was made (the read-last set was read for the final
+round's fixes)."""
 
 from __future__ import annotations
 
