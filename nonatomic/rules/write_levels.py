@@ -65,6 +65,17 @@ class NameLevels:
                 return None, False
         return None, False
 
+    def named_for_read(self, name: str) -> bool:
+        """The name's verb is a read verb (`_fetch_context_info`, `get_quote`), not joined to a
+        write verb (`get_or_create`, `check_and_send`)."""
+        found = word_list(name)
+        for i, word in enumerate(found[:2]):
+            if word in self.prepositions or word in self.verb_level:
+                return False
+            if word in self.read_verbs:
+                return found[i + 1 : i + 2] not in (["or"], ["and"])
+        return False
+
     def write_severity(self, tool: str | None) -> str:
         """`error` for a high or irreversible write, `warning` for any other tool (or none named)."""
         if not tool:

@@ -77,7 +77,10 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     transaction function handed to it (`session.execute_write(upsert_node)`).
     A write whose handler undoes the attempt before the retry
     (`self._rollback_partial_connect()`) is `info` as well: clean only if the
-    undo reaches what the attempt did, which the code cannot show.
+    undo reaches what the attempt did, which the code cannot show. So is a
+    write retried in a function whose name says it reads (`fetch_form_digest`
+    posting for a token, `get_quote`: some APIs read by POST, and the author
+    named what the call is for); the message names that function.
     A POST or PATCH through a generic client (`requests.post(url)`,
     `self._client.post(self.url)`) whose URL is not a literal naming the
     endpoint (nor a local bound once to one) is `info` too: the write is
@@ -912,6 +915,17 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     ]
 
     INVALID = [
+        # Retried in a function named for a read: a POST is how some services are read.
+        Invalid("""
+                import requests
+                from tenacity import retry, stop_after_attempt
+
+                @retry(stop=stop_after_attempt(3))
+                def fetch_form_digest(site_url):
+                    response = requests.post(f"{site_url}/_api/contextinfo", timeout=10)
+                    response.raise_for_status()
+                    return response.json()["FormDigestValue"]
+                """, line=6, severity="info"),
         # The same executor given a statement that writes is a write repeated by the loop.
         Invalid(
             """
@@ -1607,12 +1621,22 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     if retried.site is not None and retried.function is not None else None)
             # A loop that gives up on a timeout repeats only what answered with a failure.
             spares_timeouts = all(gives_up_on_timeout(scope) for scope in retried.scopes)
-            self.report(retried.node, self._message(retried, write, undo, spares_timeouts),
-                        severity=INFERRED if undo or spares_timeouts
+            # The function that retries is named for a read (`_fetch_context_info` posting for a
+            # digest, a GraphQL or search query sent as POST): its author says it reads.
+            reader = self._reader(retried)
+            self.report(retried.node, self._message(retried, write, undo, spares_timeouts, reader),
+                        severity=INFERRED if undo or spares_timeouts or reader
                         else severity(write, retried.scopes, handed=retried.site is None))
 
+    def _reader(self, retried: Retried) -> str | None:
+        """The name of the function holding the retried call, when that name says it reads."""
+        facts = retried.function
+        while facts is not None and not facts.name:
+            facts = facts.parent  # a lambda: the function it is written in
+        return facts.name if facts is not None and self.registry.named_for_read(facts.name) else None
+
     @staticmethod
-    def _message(retried: Retried, write, undo: str | None, spares_timeouts: bool) -> str:
+    def _message(retried: Retried, write, undo: str | None, spares_timeouts: bool, reader: str | None) -> str:
         scope = retried.scopes[0]
         what = f"`{write.name}(...)`" if retried.site is not None else f"`{write.name}`"
         via = f" (it calls `{write.via}`)" if write.via else ""
@@ -1622,8 +1646,9 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
         hazard = ("a timeout ends the loop, but an attempt that failed with a server error after the side "
                   "effect happened is repeated" if spares_timeouts else
                   "an attempt that timed out after the side effect happened is repeated")
-        return (f"{what} is a write{via}{guessed}{write_note(write)} retried by {scope.label}{shape} without an "
-                f"idempotency key: {hazard}{undone}")
+        held = f" (in `{reader}`, which its name says reads)" if reader else ""
+        return (f"{what} is a write{via}{guessed}{write_note(write)} retried by {scope.label}{shape}{held} without "
+                f"an idempotency key: {hazard}{undone}")
 
 
 def _searches(scope: RetryScope, retried: Retried, model: ModuleModel) -> bool:
