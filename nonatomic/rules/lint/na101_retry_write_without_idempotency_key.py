@@ -78,9 +78,11 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     A write whose handler undoes the attempt before the retry
     (`self._rollback_partial_connect()`) is `info` as well: clean only if the
     undo reaches what the attempt did, which the code cannot show. So is a
-    write retried in a function whose name says it reads (`fetch_form_digest`
-    posting for a token, `get_quote`: some APIs read by POST, and the author
-    named what the call is for); the message names that function.
+    retry in a test module (one that defines `test_*` functions or a
+    `TestCase`: its writes go to a test service), said "(in a test module)",
+    and a write retried in a function whose name says it reads
+    (`fetch_form_digest` posting for a token, `get_quote`: some APIs read by
+    POST, and the author named what the call is for), which the message names.
     A POST or PATCH through a generic client (`requests.post(url)`,
     `self._client.post(self.url)`) whose URL is not a literal naming the
     endpoint (nor a local bound once to one) is `info` too: the write is
@@ -915,6 +917,17 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     ]
 
     INVALID = [
+        # A test that retries itself against a sandbox: its writes land in a test service
+        # (a test module: it defines `test_*` functions), said at info.
+        Invalid("""
+                import requests
+                from tenacity import retry, stop_after_attempt
+
+                @retry(stop=stop_after_attempt(3))
+                def test_ticket_reaches_the_sandbox(crm_url):
+                    response = requests.post(f"{crm_url}/tickets", json={"subject": "smoke"}, timeout=10)
+                    assert response.status_code == 201
+                """, line=6, severity="info"),
         # Retried in a function named for a read: a POST is how some services are read.
         Invalid("""
                 import requests

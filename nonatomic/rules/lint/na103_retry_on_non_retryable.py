@@ -51,8 +51,9 @@ class RetryOnNonRetryable(LintRule):
 
     ## Severity
     A warning when the write and the retry are seen at the site; `info` when
-    the write is reached through a module function or the loop was taken for a
-    retry from its shape alone (a `while` loop with no attempt count), and for
+    the write is reached through a module function, the retry is in a test
+    module (the message says so), or the loop was taken for a retry from its
+    shape alone (a `while` loop with no attempt count), and for
     a raw HTTP PUT or DELETE, which is idempotent (RFC 9110): the repeat leaves
     the state the first attempt left.
 

@@ -70,7 +70,8 @@ class RetryWithoutBackoff(LintRule):
     ## Severity
     A warning for a retry construct or a loop that counts its attempts; `info`
     for a loop taken for a retry from its shape alone (a `while` loop with no
-    attempt count), which the message says, for a loop whose attempt reaches
+    attempt count) or a retry in a test module, which the message says, for a
+    loop whose attempt reaches
     the service only through the module's own helper (named in the message:
     what the helper does is read from its body), and for a loop that goes round
     only on a timeout: each attempt has already waited out its timeout, a

@@ -55,8 +55,8 @@ class UnboundedRetry(LintRule):
 
     ## Severity
     A warning for a retry construct without a stop; `info` for a loop taken
-    for a retry from its shape alone (a `while` loop with no attempt count),
-    which the message says. A re-ask after a validation or parse error of the
+    for a retry from its shape alone (a `while` loop with no attempt count) and
+    for a retry in a test module, which the message says. A re-ask after a validation or parse error of the
     answer is not reported.
 
     ## Example

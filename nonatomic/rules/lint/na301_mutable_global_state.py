@@ -8,6 +8,7 @@ import libcst as cst
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import state
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.semantics.confidence import test_module
 from nonatomic.rules.lint.tree import walk
 
 _MEMO = re.compile(r"cache|memo", re.IGNORECASE)
@@ -741,7 +742,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     # -- what the module defines ------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self._module_names = state.scope_names(node)
-        self._test_module = _is_test_module(node)
+        self._test_module = test_module(node)
         for name, value, _, statement in self._module_names.assignments:
             kind = state.container_kind(value, self._callee) if value is not None else None
             if kind is not None and name not in self._containers:
@@ -1124,14 +1125,3 @@ def _unlocked_rebindings(function: cst.FunctionDef, names: set[str]) -> set[str]
     visitor = _UnlockedRebinding(names)
     walk.visit(function.body, visitor)
     return visitor.found
-
-
-def _is_test_module(module: cst.Module) -> bool:
-    """A module of tests: it defines pytest's `test_*` functions or a unittest `TestCase`."""
-    for statement in module.body:
-        if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith("test_"):
-            return True
-        if isinstance(statement, cst.ClassDef) and any(
-                (dotted_name(base.value) or "").rsplit(".", 1)[-1].endswith("TestCase") for base in statement.bases):
-            return True
-    return False

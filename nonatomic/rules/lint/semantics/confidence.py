@@ -23,6 +23,9 @@ from collections.abc import Iterable
 
 from functools import lru_cache
 
+import libcst as cst
+
+from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.tool_config import tool_pack
@@ -39,7 +42,7 @@ def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool 
     `enqueue(fn, retry=...)`), so the writes of its own body are direct."""
     if write is not None and (write.hops > int(handed) or not write.known or write.upsert or idempotent_as(write)):
         return INFERRED
-    if not all(scope.known for scope in scopes):
+    if not all(scope.known for scope in scopes) or any(scope.in_tests for scope in scopes):
         return INFERRED
     if write is not None and write.http and not write.named:
         return INFERRED
@@ -78,7 +81,22 @@ def write_note(write: Write) -> str:
 
 def shape_note(scope: RetryScope) -> str:
     """What a message adds when the retry was inferred from a loop's shape (or a
-    framework's decorator from a keyword alone)."""
+    framework's decorator from a keyword alone), or is in a test module."""
+    tests = " (in a test module)" if scope.in_tests else ""
     if scope.known:
-        return ""
-    return " (taken for a retry from its keywords)" if "inferred" in scope.config else " (taken for a retry from its shape)"
+        return tests
+    shape = " (taken for a retry from its keywords)" if "inferred" in scope.config else " (taken for a retry from its shape)"
+    return shape + tests
+
+
+def test_module(module: cst.Module) -> bool:
+    """A module of tests: it defines pytest's `test_*` functions or a unittest `TestCase`.
+    Its retries and its state serve its own test run against a test service, which no
+    request or agent run shares: what the rules find there is said at `info`."""
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith("test_"):
+            return True
+        if isinstance(statement, cst.ClassDef) and any(
+                (dotted_name(base.value) or "").rsplit(".", 1)[-1].endswith("TestCase") for base in statement.bases):
+            return True
+    return False

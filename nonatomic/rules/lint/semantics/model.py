@@ -44,6 +44,7 @@ class RetryScope:
     # hand-written loops: every handler that goes round re-raises unless its test says
     # the attempt was refused; the words each such test names (loops.LoopShape.refused_on)
     refused_on: tuple[frozenset[str], ...] = ()
+    in_tests: bool = False  # written in a test module (confidence.test_module)
 
     @property
     def refused(self) -> bool:

@@ -24,6 +24,7 @@ import libcst as cst
 
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name, source
+from nonatomic.rules.lint.semantics.confidence import test_module
 from nonatomic.rules.lint.semantics.loops import names_in, retry_loop
 from nonatomic.rules.lint.semantics.model import (
     CallSite,
@@ -433,6 +434,11 @@ class RetryProvider(CalleeProvider):
     # -- the module, once it is all seen ------------------------------------------------------
     def leave_Module(self, original_node: cst.Module) -> None:
         _Resolver(self.model, self._param_calls, self._raised, self._targets).run()
+        if test_module(original_node):
+            for scope in self.model.scopes:
+                while scope is not None:
+                    scope.in_tests = True
+                    scope = scope.inner
         self.set_metadata(original_node, self.model)
 
 
