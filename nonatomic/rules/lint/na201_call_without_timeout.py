@@ -8,7 +8,8 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.agents import is_deadline
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
-from nonatomic.rules.lint.semantics.loops import ends_with
+from nonatomic.rules.lint.semantics.loops import ends_with, names_in
+from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.timeouts import in_process_transports, load_specs
 from nonatomic.rules.lint.tree import walk
 
@@ -60,7 +61,9 @@ class CallWithoutTimeout(LintRule):
     whether those need a shorter bound depends on the caller, so they are
     shown, never failing a build; so is a timeout switched off only as a
     parameter's default (`timeout=httpx.Timeout(None)` in a signature), which
-    a caller that passes a timeout overrides. A test's own calls (in a function named
+    a caller that passes a timeout overrides, or only in the branch a test of
+    the configured timeout picks (`... if timeout is not None else
+    httpx.Timeout(None)`), where none is what the caller asked for. A test's own calls (in a function named
     `test_*`) are `info` too: a hang there stops one test run, which has a
     deadline of its own, not a service.
 
@@ -619,6 +622,15 @@ class CallWithoutTimeout(LintRule):
                     reader, writer = await asyncio.open_connection(host, 443)
                     writer.close()
                 """, line=5),
+        # A timeout switched off only when the configured one asks for none: the caller's opt-out.
+        Invalid("""
+                import httpx
+
+                def run_code(client, code, timeout=None, request_timeout=10):
+                    return client.post("/execute", json={"code": code},
+                                       timeout=httpx.Timeout(timeout, connect=request_timeout)
+                                       if timeout is not None else httpx.Timeout(None))
+                """, line=6, severity="info"),
         # A timeout switched off only as a parameter's default: callers that pass one override it.
         Invalid("""
                 import httpx
@@ -666,6 +678,7 @@ class CallWithoutTimeout(LintRule):
         self._local_calls: set[int] = set()
         self._compared: set[int] = set()  # calls that are an operand of a comparison or an element of a literal
         self._defaults: set[int] = set()  # calls that are a parameter's default value
+        self._chosen: dict[int, cst.BaseExpression] = {}  # a branch of `a if test else b` -> its test
 
     def visit_With(self, node: cst.With) -> None:
         if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in node.items):
@@ -801,6 +814,16 @@ class CallWithoutTimeout(LintRule):
         if any(key == "transport" and self._in_process(value) for key, value in entries):
             self._local_calls |= {id(n) for n in walk.subtree(node) if isinstance(n, cst.Call)}
 
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        for branch in (node.body, node.orelse):
+            self._chosen[id(branch)] = node.test
+
+    def _opted_out(self, node: cst.Call) -> bool:
+        """`Timeout(t, connect=c) if t is not None else Timeout(None)`, or under `if timeout == 0:`:
+        the value is None only when the configured timeout asks for none, the caller's choice."""
+        tests = [self._chosen[id(node)]] if id(node) in self._chosen else self._tests
+        return any("timeout" in word_list(name) for test in tests for name in names_in(test))
+
     def visit_Param(self, node: cst.Param) -> None:
         if isinstance(node.default, cst.Call):
             self._defaults.add(id(node.default))
@@ -871,14 +894,16 @@ class CallWithoutTimeout(LintRule):
         # `timeout: httpx.Timeout = httpx.Timeout(None)`: the value only of calls that pass
         # none, which the module's callers may never make; shown, at info.
         default = id(node) in self._defaults
+        opted_out = spec.value and explicit_none and self._opted_out(node)
         note = " (in a test)" if in_test else " (a parameter's default: callers that pass a timeout override it)" \
-            if default else ""
+            if default else " (chosen by a test of the configured timeout: none only when it asks for none)" \
+            if opted_out else ""
         self.report(
             node,
             f"`{shown}(...)` has {what}: {spec.why}{note}",
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
-            severity="info" if in_test or default else spec.severity,
+            severity="info" if in_test or default or opted_out else spec.severity,
         )
 
 
