@@ -7,7 +7,7 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.confidence import INFERRED, severity, shape_note, write_note
 from nonatomic.rules.lint.semantics.loops import not_applied_words
 from nonatomic.rules.lint.semantics.model import ModuleModel, Retried, RetryScope
-from nonatomic.rules.lint.semantics.pacing import adapts
+from nonatomic.rules.lint.semantics.pacing import adapts, one_attempt
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import gives_up_on_timeout, undone_by
@@ -75,7 +75,9 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     they name (Cypher `MERGE (n {id: $id}) SET n += $props`, `DETACH DELETE`,
     SQL `INSERT ... ON CONFLICT DO UPDATE`), given to the executor or run by the
     transaction function handed to it (`session.execute_write(upsert_node)`).
-    A write whose handler undoes the attempt before the retry
+    A retry construct told to stop after its first attempt
+    (`stop_max_attempt_number=1`, `stop_after_attempt(1)`) repeats nothing and
+    is not reported. A write whose handler undoes the attempt before the retry
     (`self._rollback_partial_connect()`) is `info` as well: clean only if the
     undo reaches what the attempt did, which the code cannot show. So is a
     retry in a test module (one that defines `test_*` functions or a
@@ -133,6 +135,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A retry told to stop after its first attempt never goes round: it retries nothing.
+        """
+            import requests
+            from retrying import retry
+
+            @retry(stop_max_attempt_number=1)
+            def open_ticket(crm_url, body):
+                return requests.post(f"{crm_url}/tickets", json=body, timeout=10)
+            """,
         # The retry's test lets only conflicts through (409, 412): a commit the server turned down.
         """
             from huggingface_hub import HfApi
@@ -917,6 +928,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     ]
 
     INVALID = [
+        # The same call under a retry told to make three attempts (one would retry nothing).
+        Invalid("""
+                import requests
+                from retrying import retry
+
+                @retry(stop_max_attempt_number=3)
+                def open_ticket(crm_url, body):
+                    return requests.post(f"{crm_url}/tickets", json=body, timeout=10)
+                """, line=6),
         # A test that retries itself against a sandbox: its writes land in a test service
         # (a test module: it defines `test_*` functions), said at info.
         Invalid("""
@@ -1617,7 +1637,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
         model = self.get_metadata(RetryProvider, node)
         reported: set[int] = set()
         for retried in model.retried:
-            if id(retried.node) in reported:
+            if id(retried.node) in reported or all(one_attempt(scope) for scope in retried.scopes):
                 continue
             if all(scope.refused or scope.catches_only(self.pre_send, not_applied_words())
                    for scope in retried.scopes):

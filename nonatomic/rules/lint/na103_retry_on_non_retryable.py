@@ -7,6 +7,7 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.callees import dotted_name
 from nonatomic.rules.lint.semantics.confidence import severity, shape_note, write_note
 from nonatomic.rules.lint.semantics.model import RetryScope
+from nonatomic.rules.lint.semantics.pacing import one_attempt
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import (
     else_leaves,
@@ -364,7 +365,7 @@ class RetryOnNonRetryable(LintRule):
         }
         checked: set[int] = set()
         for retried in model.retried:
-            scopes = [scope for scope in retried.scopes if id(scope) not in checked]
+            scopes = [scope for scope in retried.scopes if id(scope) not in checked and not one_attempt(scope)]
             if not scopes:
                 continue
             write = self.registry.retried_write(retried, model)

@@ -42,7 +42,9 @@ class RetryWithoutBackoff(LintRule):
     as is a Temporal `backoff_coefficient=1.0`; Prefect, huey, rq and Dagster
     retry at once unless given a delay; urllib3 without `backoff_factor` too.
     Which retries are judged is shared with NA105: retries of work that
-    leaves the machine, not polls of a read and not local computations. A
+    leaves the machine, not polls of a read and not local computations, and
+    not a construct told to stop after its first attempt
+    (`stop_max_attempt_number=1`), which never goes round. A
     loop or a retry construct that goes round only on a malformed answer that
     arrived (`except json.JSONDecodeError`,
     `retry_if_exception_type(ValidationError)`, an `OutputParserException`, a
@@ -120,6 +122,14 @@ class RetryWithoutBackoff(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A retry told to stop after its first attempt never goes round: no wait to spread.
+        """
+            from retrying import retry
+
+            @retry(stop_max_attempt_number=1, wait_fixed=4)
+            def page(session, url):
+                return session.get(url, timeout=10)
+            """,
         # Each round asks for an unused port and starts the container on it: the round
         # that fails on a taken port is followed by another request, not a repeat.
         """

@@ -111,6 +111,18 @@ def stop_of(scope: RetryScope, model: ModuleModel) -> str | None:
     return LIMITED
 
 
+def one_attempt(scope: RetryScope) -> bool:
+    """A retry library's construct told to stop after the first attempt (`stop_max_attempt_number=1`,
+    `stop=stop_after_attempt(1)`, `max_tries=1`): it never goes round, so it retries nothing."""
+    arg = scope.config.get("stop") if scope.library is not None and scope.construct is None else None
+    if arg is None:
+        return False
+    value = arg.value
+    if isinstance(value, cst.Call) and _last(dotted_name(value.func)) == "stop_after_attempt" and value.args:
+        value = value.args[0].value
+    return _literal(value) == 1
+
+
 def _loop_stop(scope: RetryScope, model: ModuleModel) -> str:
     loop = scope.node
     if isinstance(loop, cst.For):
@@ -437,8 +449,8 @@ def paced_scopes(model: ModuleModel, registry: ToolRegistry) -> list[RetryScope]
             retried.setdefault(id(scope), []).append(entry)
     found, seen = [], set()
     for scope in model.scopes:
-        if id(scope.node) in seen or scope.inner is not None:
-            continue  # the module's own helper is judged where its loop is written
+        if id(scope.node) in seen or scope.inner is not None or one_attempt(scope):
+            continue  # the module's own helper is judged where its loop is written; one attempt is no retry
         if reasks_only(scope, model):
             continue  # a malformed answer re-asked: the remote side is neither failing nor overloaded
         if scope.kind == "loop":
