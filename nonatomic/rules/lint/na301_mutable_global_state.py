@@ -49,8 +49,10 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     - registries filled by decorators: a function that hands back the
       function or class it was given (`def register(fn): REGISTRY[...] = fn;
       return fn`), and `__init_subclass__`/`__set_name__` hooks; they run when
-      the decorated definition runs, normally once at import time. A wrapper
-      that records every call (the inner function of a decorator) is reported;
+      the decorated definition runs, normally once at import time, and class
+      factories that register the class they define (`class _Session: ...`
+      then `_SESSION_TYPES.append(_Session)`). A wrapper that records every
+      call (the inner function of a decorator) is reported;
     - mutations inside `with <lock>:` (a name like `_lock`, `cache_guard`,
       `mutex`): the code knows the state is shared and serialises it;
     - names a function binds itself (a parameter or local of the same name),
@@ -109,6 +111,25 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     METADATA_DEPENDENCIES = (CalleeProvider,)
 
     VALID = [
+        # A class factory registers each class it makes (one per integration, at its import):
+        # the list holds types, and each type keeps its own run state.
+        """
+            _SESSION_TYPES = []
+
+            def new_session_type():
+                class _Session:
+                    _stack = []
+
+                    def __enter__(self):
+                        _Session._stack.append(self)
+                        return self
+
+                _SESSION_TYPES.append(_Session)
+                return _Session
+
+            def any_active():
+                return any(t._stack for t in _SESSION_TYPES)
+            """,
         # A warning shown once per process: the set that remembers it is shared on purpose.
         """
             import warnings
@@ -841,7 +862,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             return
         if self._is_global_in(container.value):
             self._mutations.append((node, container.value, function))
-            if state.stores_callable_parameter(node, function):
+            if state.stores_callable(node, function):
                 self._registries.add(container.value)
 
     def _is_global_in(self, name: str) -> bool:

@@ -542,7 +542,7 @@ class MutableClassState(state.ScopeTracker, LintRule):
         # A decorator factory's inner function (`def _inner(fun): cls.data[n] = fun; return fun`)
         # registers whatever it is applied to.
         inner = isinstance(function, cst.FunctionDef) and function is not method and _registers(function)
-        if state.stores_callable_parameter(node, function) or _registers(method) or inner:
+        if state.stores_callable(node, function) or _registers(method) or inner:
             info.registries.add(name)
         info.mutations.append((node, name, method))
 

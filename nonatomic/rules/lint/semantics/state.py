@@ -325,10 +325,14 @@ def stored_value(node: cst.CSTNode) -> cst.BaseExpression | None:
     return None
 
 
-def stores_callable_parameter(node: cst.CSTNode, function: cst.FunctionDef | cst.Lambda) -> bool:
-    """Whether a mutation stores a function or class the function was given,
-    directly or in a literal (`HOOKS[point].append(hook)`, `T[k] = {"run": fn}`)."""
+def stores_callable(node: cst.CSTNode, function: cst.FunctionDef | cst.Lambda) -> bool:
+    """Whether a mutation stores a function or class the function was given, or one it
+    defines itself, directly or in a literal (`HOOKS[point].append(hook)`, `T[k] = {"run": fn}`,
+    a class factory's `class _Session: ...` then `_SESSION_TYPES.append(_Session)`)."""
     callables = {p.name.value for p in parameters(function) if looks_callable(p)}
+    if isinstance(function, cst.FunctionDef) and isinstance(function.body, cst.IndentedBlock):
+        callables |= {statement.name.value for statement in function.body.body
+                      if isinstance(statement, (cst.ClassDef, cst.FunctionDef))}
     value = stored_value(node)
     if value is None or not callables:
         return False
