@@ -478,7 +478,7 @@ def reached_through(scope: RetryScope, model: ModuleModel, registry: ToolRegistr
     on both is said at a lower level.  A retry construct is a retry for certain: None."""
     if scope.kind != "loop":
         return None
-    helpers = []
+    helper = None
     for entry in model.retried:
         if not any(s is scope for s in entry.scopes) or entry.site is None:
             continue
@@ -486,9 +486,9 @@ def reached_through(scope: RetryScope, model: ModuleModel, registry: ToolRegistr
         if write is not None and write.hops == 0 or registry.on_client(entry.site.callee) \
                 or isinstance(entry.site.node.func, cst.Name) and _is_param(entry.site.node.func.value, entry.site):
             return None
-        if write is not None:
-            helpers.append(source(entry.target))
-    return helpers[0] if helpers else None
+        if write is not None and helper is None:
+            helper = source(entry.target)
+    return helper
 
 
 def _named_local(scope: RetryScope, model: ModuleModel) -> bool:
