@@ -183,6 +183,24 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                         if "port" not in str(error):
                             raise
             """,
+        # The handler keeps the server's clock, the next round signs a new handshake with it
+        # and opens a new socket on it: what the round sends is built from what changed.
+        """
+            def open_bridge(factory, host, key, topic):
+                server_ts = None
+                for _ in range(2):
+                    nonce = make_nonce(server_ts or now_ms())
+                    url = f"wss://{host}/v2/{sign(key, nonce).hex()}"
+                    socket = factory(url)
+                    try:
+                        token = wait_for_token(socket)
+                        socket.send_binary(encode_filter([topic]))
+                        return token
+                    except StaleNonceError as error:
+                        server_ts = error.server_ts
+                    finally:
+                        socket.close()
+            """,
         # Building the request a stub then sends: the builder writes nothing.
         """
             from tenacity import retry, stop_after_attempt

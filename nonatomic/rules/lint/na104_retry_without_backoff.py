@@ -9,6 +9,7 @@ from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.pacing import (
     FIXED,
     NONE,
+    given_only,
     header,
     paced_scopes,
     reached_through,
@@ -48,8 +49,9 @@ class RetryWithoutBackoff(LintRule):
     loop or a retry construct that goes round only on a malformed answer that
     arrived (`except json.JSONDecodeError`,
     `retry_if_exception_type(ValidationError)`, an `OutputParserException`, a
-    module tuple of such types) is not flagged: it re-asks the model, and the
-    remote side is neither failing nor overloaded. Nor is a Redis transaction
+    module tuple of such types), or on an error named for an invalid request
+    (`PasswordHashInvalidError` when the user mistypes a password), is not
+    flagged: it asks anew, and the remote side is neither failing nor overloaded. Nor is a Redis transaction
     run again after `WatchError`, or a retry only on an error named for a
     version conflict (`VersionMismatchError`, `StaleDataError`), at once or after
     a fixed wait (optimistic locking: another client's write got there first;
@@ -75,8 +77,10 @@ class RetryWithoutBackoff(LintRule):
     attempt count) or a retry in a test module, which the message says, for a
     loop whose attempt reaches
     the service only through the module's own helper (named in the message:
-    what the helper does is read from its body), and for a loop that goes round
-    only on a timeout: each attempt has already waited out its timeout, a
+    what the helper does is read from its body), for a retry helper's loop
+    around the callable it is given (`call_with_retry(fn)`: whether that
+    reaches a service is up to its callers, which another module may hold),
+    and for a loop that goes round only on a timeout: each attempt has already waited out its timeout, a
     fixed pace rather than none. A re-ask after a validation or parse error of
     the answer is not reported at all.
 
@@ -141,6 +145,18 @@ class RetryWithoutBackoff(LintRule):
                         return manager.create_container(image=image, ports={"5432/tcp": port})
                     except OSError:
                         attempts += 1
+            """,
+        # A sign-in that asks the user again after a wrong password: the server answered
+        # about what was sent, it is not overloaded.
+        """
+            async def sign_in_with_password(client, phone, ask_password, tries=3):
+                for _ in range(tries):
+                    try:
+                        secret = ask_password()
+                        return await client.sign_in(phone=phone, password=secret)
+                    except errors.PasswordHashInvalidError:
+                        print("Wrong password, try again", file=sys.stderr)
+                raise errors.PasswordHashInvalidError(request=None)
             """,
         # Exponential backoff with jitter, in each library's spelling.
         """
@@ -708,7 +724,8 @@ class RetryWithoutBackoff(LintRule):
                 """,
             line=8,
         ),
-        # No wait at all: the retry helper goes straight round again.
+        # No wait at all: the retry helper goes straight round again.  What `fn` reaches
+        # is its callers' choice (a helper applied to local work only is no storm): info.
         Invalid(
             """
                 def call_with_retry(fn, attempts=3):
@@ -718,7 +735,29 @@ class RetryWithoutBackoff(LintRule):
                         except Exception:
                             pass
                 """,
-            line=2,
+            line=2, severity="info",
+        ),
+        # A fixed pause in a retry decorator: info for the same reason.
+        Invalid(
+            """
+                import time
+                from functools import wraps
+
+                def retrying(max_attempts=3, delay=1):
+                    def decorator(func):
+                        @wraps(func)
+                        def wrapper(*args, **kwargs):
+                            attempts = 0
+                            while attempts < max_attempts:
+                                try:
+                                    return func(*args, **kwargs)
+                                except Exception:
+                                    attempts += 1
+                                    time.sleep(delay)
+                        return wrapper
+                    return decorator
+                """,
+            line=14, severity="info",
         ),
         # A constant named like a backoff is still a fixed wait.
         Invalid(
@@ -813,8 +852,11 @@ class RetryWithoutBackoff(LintRule):
             if wait not in (NONE, FIXED) or conflicts_only(scope, model) or awaits_grant(scope):
                 continue  # optimistic locking goes round at once, a grant is waited for at a steady pace
             helper = reached_through(scope, model, self.registry)
-            note = shape_note(scope) + (f" (its attempt reaches the service only through `{helper}`)" if helper else "")
-            level = INFERRED if helper else severity(None, [scope])
+            given = given_only(scope, model, self.registry)
+            note = shape_note(scope) + (f" (its attempt reaches the service only through `{helper}`)" if helper else
+                                        f" (it retries the `{given}` it is given, which its callers choose)" if given
+                                        else "")
+            level = INFERRED if helper or given else severity(None, [scope])
             if wait == NONE:
                 self._no_wait(scope, note, level)
             elif id(at := _fixed_wait(scope)) not in seen:

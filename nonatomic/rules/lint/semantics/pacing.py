@@ -491,6 +491,23 @@ def reached_through(scope: RetryScope, model: ModuleModel, registry: ToolRegistr
     return helper
 
 
+def given_only(scope: RetryScope, model: ModuleModel, registry: ToolRegistry) -> str | None:
+    """The callable parameter a retry helper's loop retries (`fn` of `call_with_retry(fn)`),
+    when that is all of its work that may leave the machine: what it reaches is up to its
+    callers, which another module may hold (a helper applied to local analysis only)."""
+    if scope.kind != "loop":
+        return None
+    given = None
+    for entry in model.retried:
+        if not any(s is scope for s in entry.scopes) or not _external(entry, model, registry):
+            continue
+        func = entry.site.node.func
+        if not (isinstance(func, cst.Name) and _is_param(func.value, entry.site)):
+            return None
+        given = given or func.value
+    return given
+
+
 def _named_local(scope: RetryScope, model: ModuleModel) -> bool:
     """The decorated function is named for local work (`retry_parse_json_text`: its first
     word past the retry words is one of `local_verbs`)."""
@@ -552,13 +569,38 @@ def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     attributes = {dotted_name(node) for value in sent for node in walk.subtree(value) if isinstance(node, cst.Attribute)}
     if changed & (names | attributes) or _regenerated(loop, names):
         return True
+    built = _assignments(loop.body)
+    if changed & _built_from(loop, entries, names, built):
+        return True
     # What the names sent are computed from, each round (an object handed over as
     # it is, `send(self.client)`, is not rebuilt by closing it in the handler).
-    built = _assignments(loop.body)
     if any(_fresh(value) for name in names for value in built.get(name, [])):
         return True
     used = {dotted_name(ref) or "" for name in names for value in built.get(name, []) for ref in _references(value)}
     return any(name == receiver or name.startswith(receiver + ".") for name in used for receiver in told)
+
+
+def _built_from(loop: cst.For | cst.While, entries: list[Retried], names: set[str],
+                built: dict[str, list[cst.BaseExpression]]) -> set[str]:
+    """The names the round's request is built from through the loop's own assignments: those
+    sent, and what the connection it is sent on is opened with when the round opens one
+    (`nonce` from `timestamp`, `url` from `nonce`, `ws = connect(url)`, then `ws.send(...)`).
+    A connection merely opened anew (`session = Session()` in the handler) sends the same
+    request again, and the loop's own counter is not what it sends."""
+    receivers = {
+        name for entry in entries if entry.site and isinstance(entry.site.node.func, cst.Attribute)
+        for name in names_in(entry.site.node.func.value) if name in built
+    }
+    header = loop.target if isinstance(loop, cst.For) else loop.test
+    counters = names_in(header)
+    reached: set[str] = set()
+    frontier = (names | receivers) - counters
+    while frontier:
+        name = frontier.pop()
+        reached.add(name)
+        for value in built.get(name, []):
+            frontier |= names_in(value) - reached - counters
+    return reached - (receivers - names)
 
 
 def _fresh(value: cst.BaseExpression) -> bool:

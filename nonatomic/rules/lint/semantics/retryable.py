@@ -128,8 +128,10 @@ def retries_on(scope: RetryScope) -> RetriesOn | None:
 def reasks_only(scope: RetryScope, model: ModuleModel) -> bool:
     """The scope goes round only on a malformed answer that arrived (`except
     json.JSONDecodeError`, `retry_if_exception_type(ValidationError)`, a module tuple of
-    such types): it re-asks the model, it does not retry a failing service."""
-    return _only_on(scope, model, "content_errors")
+    such types), or on an error named for an invalid request (`PasswordHashInvalidError`,
+    `content_words` in retry.yaml): it asks anew, it does not retry a failing service."""
+    words = set(load_pack("retry")["content_words"])
+    return _only_on(scope, model, "content_errors", lambda name: bool(set(word_list(name)) & words))
 
 
 def conflicts_only(scope: RetryScope, model: ModuleModel) -> bool:
