@@ -79,8 +79,9 @@ class RetryWithoutBackoff(LintRule):
     the service only through the module's own helper (named in the message:
     what the helper does is read from its body), for a retry helper's loop
     around the callable it is given (`call_with_retry(fn)`: whether that
-    reaches a service is up to its callers, which another module may hold),
-    and for a loop that goes round only on a timeout: each attempt has already waited out its timeout, a
+    reaches a service is up to its callers, which another module may hold,
+    unless what its handlers catch or call names a remote failure:
+    `except ConnectionError`, `self._ensure_connection()`), and for a loop that goes round only on a timeout: each attempt has already waited out its timeout, a
     fixed pace rather than none. A re-ask after a validation or parse error of
     the answer is not reported at all.
 
@@ -736,6 +737,24 @@ class RetryWithoutBackoff(LintRule):
                             pass
                 """,
             line=2, severity="info",
+        ),
+        # Unless its handler says the callable reaches a service: a broker's or a
+        # connection's own retry helper, going round at once on a dropped connection.
+        Invalid(
+            """
+                class Connection:
+                    def ensure(self, fun, max_retries=None):
+                        def _ensured(*args, **kwargs):
+                            for retries in itertools.count(0):
+                                try:
+                                    return fun(*args, **kwargs)
+                                except self.recoverable_connection_errors as exc:
+                                    if max_retries is not None and retries >= max_retries:
+                                        raise
+                                    self._debug("ensure connection error: %r", exc)
+                        return _ensured
+                """,
+            line=4,
         ),
         # A fixed pause in a retry decorator: info for the same reason.
         Invalid(

@@ -493,9 +493,15 @@ def reached_through(scope: RetryScope, model: ModuleModel, registry: ToolRegistr
 
 def given_only(scope: RetryScope, model: ModuleModel, registry: ToolRegistry) -> str | None:
     """The callable parameter a retry helper's loop retries (`fn` of `call_with_retry(fn)`),
-    when that is all of its work that may leave the machine: what it reaches is up to its
-    callers, which another module may hold (a helper applied to local analysis only)."""
+    when that is all of its work that may leave the machine and its handlers do not name a
+    remote failure (`except ConnectionError`, `self._ensure_connection()`): what it reaches
+    is up to its callers, which another module may hold (a helper applied to local work)."""
     if scope.kind != "loop":
+        return None
+    remote = set(_pack()["remote_failure_words"])
+    named = [*(scope.caught or ()), *(dotted_name(call.func) or "" for handler in _handlers(scope.node.body)
+                                      for call in calls_in(handler.body))]
+    if any(words(name) & remote for name in named):
         return None
     given = None
     for entry in model.retried:
