@@ -80,8 +80,11 @@ class RetryWithoutBackoff(LintRule):
     what the helper does is read from its body), for a retry helper's loop
     around the callable it is given (`call_with_retry(fn)`: whether that
     reaches a service is up to its callers, which another module may hold,
-    unless what its handlers catch or call names a remote failure:
-    `except ConnectionError`, `self._ensure_connection()`), and for a loop that goes round only on a timeout: each attempt has already waited out its timeout, a
+    unless something names where it goes: a handler that catches or calls
+    something named for a remote failure (`except ConnectionError`,
+    `self._ensure_connection()`) or a client package's exception, or a helper
+    or class named for a service, `transaction_retry`, `RetryingClient`), and
+    for a loop that goes round only on a timeout: each attempt has already waited out its timeout, a
     fixed pace rather than none. A re-ask after a validation or parse error of
     the answer is not reported at all.
 
@@ -755,6 +758,24 @@ class RetryWithoutBackoff(LintRule):
                         return _ensured
                 """,
             line=4,
+        ),
+        # Or the helper is named for the service it retries: a decorator for database work.
+        Invalid(
+            """
+                import time
+
+                def transaction_retry(max_retries=2):
+                    def outer(fun):
+                        def inner(*args, **kwargs):
+                            for retries in range(max_retries + 1):
+                                try:
+                                    return fun(*args, **kwargs)
+                                except Exception:
+                                    time.sleep(1)
+                        return inner
+                    return outer
+                """,
+            line=10,
         ),
         # A fixed pause in a retry decorator: info for the same reason.
         Invalid(

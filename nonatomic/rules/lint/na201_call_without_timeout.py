@@ -8,6 +8,7 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.agents import is_deadline
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
+from nonatomic.rules.lint.semantics.confidence import test_module
 from nonatomic.rules.lint.semantics.loops import ends_with, names_in
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.timeouts import in_process_transports, load_specs
@@ -64,8 +65,9 @@ class CallWithoutTimeout(LintRule):
     a caller that passes a timeout overrides, or only in the branch a test of
     the configured timeout picks (`... if timeout is not None else
     httpx.Timeout(None)`), where none is what the caller asked for. A test's own calls (in a function named
-    `test_*`) are `info` too: a hang there stops one test run, which has a
-    deadline of its own, not a service.
+    `test_*`, or anywhere in a module of tests: one that defines `test_*`
+    functions or a `TestCase`) are `info` too: a hang there stops one test
+    run, which has a deadline of its own, not a service.
 
     ## Example
     ```python
@@ -392,6 +394,19 @@ class CallWithoutTimeout(LintRule):
                     response = requests.get(f"{app_server.url}/health")
                     assert response.status_code == 200
                 """, line=4, severity="info"),
+        # A helper of a module of tests (the versions a compatibility test runs against): the
+        # test run's own, shown at info too.
+        Invalid("""
+                import json
+                from urllib import request
+
+                def released_versions():
+                    return json.load(request.urlopen("https://pypi.org/pypi/somepackage/json"))["releases"]
+
+                def test_upgrade_keeps_data(tmp_path):
+                    for version in released_versions():
+                        install(version, tmp_path)
+                """, line=5, severity="info"),
         # Only the connect phase bounded: a server that accepts and then stalls hangs the read.
         Invalid("""
                 import httpx
@@ -672,6 +687,7 @@ class CallWithoutTimeout(LintRule):
         self._guards: list[cst.BaseExpression] = []  # tests of the `if`/`while` bodies the call is in
         self._classes: list[cst.ClassDef] = []
         self._cli = _is_command_line(node)
+        self._tests_module = test_module(node)
         self._module = node
         self._local_transports: set[str] | None = None  # see _transport_names, found when first needed
         # the calls made inside a call or dict that hands an in-process transport over as `transport`
@@ -887,15 +903,15 @@ class CallWithoutTimeout(LintRule):
             replacement = calls.with_keyword(
                 node, spec.keywords[0], cst.parse_expression(repr(self.fix_timeout))
             )
-        # A test's own call (pytest's `test_*`): a hang stops that run, which has a
-        # deadline of its own in CI, not a service; shown, at info.
-        in_test = any(isinstance(scope, cst.FunctionDef) and scope.name.value.startswith("test")
-                      for scope in self._scopes)
+        # A test's own call (pytest's `test_*`, or a helper of a module of tests): a hang
+        # stops that run, which has a deadline of its own in CI, not a service; shown, at info.
+        in_test = " (in a test)" if any(isinstance(scope, cst.FunctionDef) and scope.name.value.startswith("test")
+                                        for scope in self._scopes) else " (in a test module)" if self._tests_module else ""
         # `timeout: httpx.Timeout = httpx.Timeout(None)`: the value only of calls that pass
         # none, which the module's callers may never make; shown, at info.
         default = id(node) in self._defaults
         opted_out = spec.value and explicit_none and self._opted_out(node)
-        note = " (in a test)" if in_test else " (a parameter's default: callers that pass a timeout override it)" \
+        note = in_test if in_test else " (a parameter's default: callers that pass a timeout override it)" \
             if default else " (chosen by a test of the configured timeout: none only when it asks for none)" \
             if opted_out else ""
         self.report(

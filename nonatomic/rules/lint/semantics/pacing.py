@@ -39,6 +39,7 @@ from nonatomic.rules.lint.semantics.model import (
 from nonatomic.rules.lint.semantics.names import word_list, words
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.retryable import reasks_only
+from nonatomic.rules.lint.semantics.tool_config import client_packages
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 from nonatomic.rules.lint.tree import walk
 
@@ -493,24 +494,33 @@ def reached_through(scope: RetryScope, model: ModuleModel, registry: ToolRegistr
 
 def given_only(scope: RetryScope, model: ModuleModel, registry: ToolRegistry) -> str | None:
     """The callable parameter a retry helper's loop retries (`fn` of `call_with_retry(fn)`),
-    when that is all of its work that may leave the machine and its handlers do not name a
-    remote failure (`except ConnectionError`, `self._ensure_connection()`): what it reaches
-    is up to its callers, which another module may hold (a helper applied to local work)."""
+    when that is all of its work that may leave the machine and nothing says where that
+    callable goes: what it reaches is up to its callers, which another module may hold (a
+    helper applied to local work).  What says it reaches a service: a handler that catches
+    or calls something named for a remote failure (`except ConnectionError`,
+    `self._ensure_connection()`) or catches a client package's exception
+    (`psycopg2.errors.AdminShutdown`), or a helper named for one, or defined in a class
+    named for one (`transaction_retry`, `RetryingClient._retry`)."""
     if scope.kind != "loop":
         return None
-    remote = set(_pack()["remote_failure_words"])
-    named = [*(scope.caught or ()), *(dotted_name(call.func) or "" for handler in _handlers(scope.node.body)
-                                      for call in calls_in(handler.body))]
-    if any(words(name) & remote for name in named):
-        return None
-    given = None
+    given, facts = None, None
     for entry in model.retried:
         if not any(s is scope for s in entry.scopes) or not _external(entry, model, registry):
             continue
         func = entry.site.node.func
         if not (isinstance(func, cst.Name) and _is_param(func.value, entry.site)):
             return None
-        given = given or func.value
+        given, facts = given or func.value, facts or entry.site.function
+    if given is None:
+        return None
+    named = [*(scope.caught or ()), *(dotted_name(call.func) or "" for handler in _handlers(scope.node.body)
+                                      for call in calls_in(handler.body))]
+    while facts is not None:
+        named += [facts.name, facts.class_name or ""]
+        facts = facts.parent
+    remote = set(_pack()["remote_failure_words"])
+    if any(words(name) & remote or name.split(".", 1)[0] in client_packages() for name in named):
+        return None
     return given
 
 
