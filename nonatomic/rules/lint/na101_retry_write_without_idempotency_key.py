@@ -966,6 +966,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     response = requests.post(f"{crm_url}/tickets", json={"subject": "smoke"}, timeout=10)
                     assert response.status_code == 201
                 """, line=6, severity="info"),
+        # A multipart upload's part, stored under its number: a repeat replaces the part
+        # (an idempotent put), said at info.
+        Invalid("""
+                def send_part(session, file_id, part_number, source):
+                    for _ in range(5):
+                        try:
+                            return session.upload_part(file_id, part_number, len(source), source.sha1, source.open())
+                        except TransientUploadError:
+                            continue
+                """, line=4, severity="info"),
         # Retried in a function named for a read: a POST is how some services are read.
         Invalid("""
                 import requests

@@ -130,8 +130,7 @@ def reasks_only(scope: RetryScope, model: ModuleModel) -> bool:
     json.JSONDecodeError`, `retry_if_exception_type(ValidationError)`, a module tuple of
     such types), or on an error named for an invalid request (`PasswordHashInvalidError`,
     `content_words` in retry.yaml): it asks anew, it does not retry a failing service."""
-    words = set(load_pack("retry")["content_words"])
-    return _only_on(scope, model, "content_errors", lambda name: bool(set(word_list(name)) & words))
+    return _only_on(scope, model, "content_errors", _named_by("content_words"))
 
 
 def conflicts_only(scope: RetryScope, model: ModuleModel) -> bool:
@@ -140,9 +139,7 @@ def conflicts_only(scope: RetryScope, model: ModuleModel) -> bool:
     in retry.yaml), or is a loop of optimistic concurrency by its own words (it WATCHes a key
     each round, `pipe.watch(key)`, or its bound is named for it, `MAX_OPTIMISTIC_RETRIES`):
     going round at once is the protocol, though it still needs a limit."""
-    words = set(load_pack("retry")["conflict_words"])
-    return _only_on(scope, model, "conflict_errors", lambda name: bool(set(word_list(name)) & words)) \
-        or _optimistic_loop(scope)
+    return _only_on(scope, model, "conflict_errors", _named_by("conflict_words")) or _optimistic_loop(scope)
 
 
 def awaits_grant(scope: RetryScope) -> bool:
@@ -163,6 +160,12 @@ def _optimistic_loop(scope: RetryScope) -> bool:
         return True
     header = scope.node.iter if isinstance(scope.node, cst.For) else scope.node.test
     return any(set(word_list(name)) & set(retry["conflict_bounds"]) for name in names_in(header))
+
+
+def _named_by(kind: str) -> Callable[[str], bool]:
+    """Is an exception named with one of the retry pack's list `kind` of words?"""
+    said = set(load_pack("retry")[kind])
+    return lambda name: bool(set(word_list(name)) & said)
 
 
 def _only_on(scope: RetryScope, model: ModuleModel, kinds: str,
