@@ -51,8 +51,8 @@ class RetryWithoutBackoff(LintRule):
     `retry_if_exception_type(ValidationError)`, an `OutputParserException`, a
     module tuple of such types), or on an error named for an invalid request
     (`PasswordHashInvalidError` when the user mistypes a password), is not
-    flagged: it asks anew, and the remote side is neither failing nor overloaded. Nor is a Redis transaction
-    run again after `WatchError`, or a retry only on an error named for a
+    flagged: it asks anew, and the remote side is neither failing nor
+    overloaded. Nor is a Redis transaction run again after `WatchError`, or a retry only on an error named for a
     version conflict (`VersionMismatchError`, `StaleDataError`), at once or after
     a fixed wait (optimistic locking: another client's write got there first;
     NA105 still asks for a limit), nor a loop that goes round only while the
@@ -84,8 +84,8 @@ class RetryWithoutBackoff(LintRule):
     something named for a remote failure (`except ConnectionError`,
     `self._ensure_connection()`) or a client package's exception, or a helper
     or class named for a service, `transaction_retry`, `RetryingClient`), and
-    for a loop that goes round only on a timeout: each attempt has already waited out its timeout, a
-    fixed pace rather than none. A re-ask after a validation or parse error of
+    for a loop that goes round only on a timeout: each attempt has already
+    waited out its timeout, a fixed pace rather than none. A re-ask after a validation or parse error of
     the answer is not reported at all.
 
     ## Example

@@ -485,7 +485,7 @@ def reached_through(scope: RetryScope, model: ModuleModel, registry: ToolRegistr
             continue
         write = registry.retried_write(entry, model)
         if write is not None and write.hops == 0 or registry.on_client(entry.site.callee) \
-                or isinstance(entry.site.node.func, cst.Name) and _is_param(entry.site.node.func.value, entry.site):
+                or _given(entry.site) is not None:
             return None
         if write is not None and helper is None:
             helper = source(entry.target)
@@ -507,10 +507,10 @@ def given_only(scope: RetryScope, model: ModuleModel, registry: ToolRegistry) ->
     for entry in model.retried:
         if not any(s is scope for s in entry.scopes) or not _external(entry, model, registry):
             continue
-        func = entry.site.node.func
-        if not (isinstance(func, cst.Name) and _is_param(func.value, entry.site)):
+        called = _given(entry.site)
+        if called is None:
             return None
-        given, facts = given or func.value, facts or entry.site.function
+        given, facts = given or called, facts or entry.site.function
     if given is None:
         return None
     named = [*(scope.caught or ()), *(dotted_name(call.func) or "" for handler in _handlers(scope.node.body)
@@ -711,19 +711,21 @@ def _external(entry: Retried, model: ModuleModel, registry: ToolRegistry) -> boo
         return False
     if registry.retried_write(entry, model) is not None or registry.on_client(site.callee):
         return True
-    func = site.node.func
-    return isinstance(func, cst.Name) and _is_param(func.value, site)
+    return _given(site) is not None
 
 
-def _is_param(name: str, site: CallSite) -> bool:
-    facts = site.function
+def _given(site: CallSite) -> str | None:
+    """The callable parameter the call calls (`fn()` in a helper that was given `fn`)."""
+    if not isinstance(site.node.func, cst.Name):
+        return None
+    name, facts = site.node.func.value, site.function
     while facts is not None:
         if name in facts.param_names:
-            return True
+            return name
         if name in facts.assigned:
-            return False
+            return None
         facts = facts.parent
-    return False
+    return None
 
 
 # -- reporting and fixing -------------------------------------------------------------------
