@@ -157,3 +157,18 @@ def test_backoff_and_stamina_have_jitter_by_default(lint):
     assert findings(lint, code) == []
     no_jitter = code.replace("max_tries=5)", "max_tries=5, jitter=None)")
     assert [line for line, _ in findings(lint, no_jitter)] == [line_of(no_jitter, "backoff.constant")]
+
+
+def test_an_attempts_loop_is_named_as_the_code_spells_it(lint):
+    # The message names the construct the loop iterates (`AsyncRetrying`), not the first
+    # name the retry pack lists for it.
+    code = textwrap.dedent('''
+        from tenacity import AsyncRetrying, stop_after_attempt, wait_fixed
+
+        async def post_event(client, body):
+            async for attempt in AsyncRetrying(stop=stop_after_attempt(3), wait=wait_fixed(1)):
+                with attempt:
+                    return await client.post("https://hooks.example.com/events", json=body)
+    ''')
+    [(_, message)] = findings(lint, code)
+    assert message.startswith("tenacity `AsyncRetrying` loop")

@@ -307,8 +307,9 @@ class RetryProvider(CalleeProvider):
         attempts = self._attempts_construct(node.iter)
         if attempts is not None:
             construct, call = attempts
+            named = self.qualify(call.func) if call is not None else None  # `AsyncRetrying`, not the pack's first name
             scope = RetryScope(
-                "attempts", f"{construct.library} `{_last(construct.names[0])}` loop", node,
+                "attempts", f"{construct.library} `{_last(named or construct.names[0])}` loop", node,
                 construct.library, construct.config(call),
             )
             self._open(node, scope)
