@@ -293,9 +293,24 @@ def _syntax_error(relpath: str, error: Exception | None) -> list[Finding]:
         message = f"cannot parse: {type(error).__name__}: {error}" if error else "cannot parse"
     rule = entry_for("NA000")
     assert rule is not None
+    severity = rule.severity
+    if _in_test_tree(relpath):
+        severity, message = "info", f"{message} (in a test tree)"
     return [
-        Finding("NA000", rule.name, rule.severity, relpath, line, col, line, col, message,
+        Finding("NA000", rule.name, severity, relpath, line, col, line, col, message,
                 fingerprint=fingerprint("NA000", relpath))
     ]
+
+
+# A test tree's unparsable file is almost always a fixture broken on purpose, for the
+# tests of a parser's or loader's error path; a test module broken by mistake fails the
+# test run that collects it.  Either way the finding is said at info.
+_TEST_DIRS = frozenset({"test", "tests", "testing", "test_files", "testdata", "test_data", "fixtures"})
+
+
+def _in_test_tree(relpath: str) -> bool:
+    *folders, name = re.split(r"[/\\]", relpath)
+    return (any(folder.lower() in _TEST_DIRS for folder in folders)
+            or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
 
 

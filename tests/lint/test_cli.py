@@ -280,3 +280,15 @@ def test_files_over_the_size_limit_are_only_syntax_checked(project):
     found = {(f["path"], f["code"]) for f in json.loads(result.stdout)}
     assert found == {("generated_broken.py", "NA000"), ("tool.py", "NA201")}
     assert "note: generated.py: larger than max-file-bytes (2000)" in result.stderr
+
+
+def test_an_unparsable_file_of_a_test_tree_is_info(project):
+    # A parser's tests keep broken files on purpose; the same file elsewhere is an error.
+    write(project, "tests/test_files/syntax_error_script.py", "def broken(\n")
+    write(project, "tests/test_loader.py", "print 'hello'\n")
+    write(project, "contests/broken.py", "def refund(order)\n    pass\n")
+    found = {(f["path"], f["severity"], f["message"].endswith("(in a test tree)"))
+             for f in json.loads(run("--format", "json", ".").stdout)}
+    assert found == {("tests/test_files/syntax_error_script.py", "info", True),
+                     ("tests/test_loader.py", "info", True),
+                     ("contests/broken.py", "error", False)}

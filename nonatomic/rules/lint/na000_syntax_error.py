@@ -8,7 +8,10 @@ class SyntaxError_(LintRule):
     ## What it does
     Reports a file that does not parse, at the line where parsing failed. The
     engine raises it; the file is skipped by every other rule and every other
-    file is still linted.
+    file is still linted. In a test tree (a `tests/`, `fixtures/` or
+    `testdata/` folder, a `test_*.py` file) it is `info`: there a file that
+    does not parse is nearly always a fixture broken on purpose, and a test
+    module broken by mistake fails the test run that collects it.
 
     ## Why is this bad?
     A file the linter cannot read is a file nobody checked: a half-merged
