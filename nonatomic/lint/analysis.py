@@ -19,6 +19,7 @@ from libcst.metadata import PositionProvider
 
 from nonatomic.lint.config import LintSettings
 from nonatomic.lint.findings import Finding, OverBudget, RuleCrash, Unparsable, fingerprint
+from nonatomic.lint.reachability import dead_spans, within
 from nonatomic.rules.lint import rule_for
 from nonatomic.rules.lint.base import LintRule, RuleContext, Violation
 from nonatomic.rules.lint.semantics.callees import CalleeProvider
@@ -67,13 +68,14 @@ class Analysis:
         )
         _check(deadline)
         lines = data.decode(module.encoding, errors="replace").splitlines()
+        dead = dead_spans(tree) if tree is not None else []
         findings, violations = [], []
         for rule in instances:
             if any(crash.code == rule.code for crash in crashes):
                 continue
             for violation in rule.violations:
                 finding = _to_finding(relpath, rule, violation, positions, module, lines)
-                if not _suppressed(finding, lines):
+                if not _suppressed(finding, lines) and not within(dead, finding.line):
                     findings.append(finding)
                     violations.append(violation)
         return _with_occurrences(findings), crashes, module, violations

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -172,9 +172,11 @@ def _lint_source(relpath: str, data: bytes, plan: RulePlan, fix: bool, unsafe_fi
     except OverBudget:  # what ran so far is dropped, fixes included: the syntax check stands alone
         verdict, python_error, _ = _cpython_check(original, relpath)
         once = _syntax_only(relpath, original, verdict, python_error, plan.syntax_errors_wanted(relpath))
-        return FileResult(relpath, findings=once.findings, notes=[f"took over {budget:g} s (max-file-seconds): {_SYNTAX_ONLY}"])
+        return FileResult(relpath, findings=_where_found(relpath, once.findings),
+                          notes=[f"took over {budget:g} s (max-file-seconds): {_SYNTAX_ONLY}"])
     if data != original:
         result.fixed = data
+    result.findings = _where_found(relpath, result.findings)
     return result
 
 
@@ -309,8 +311,25 @@ _TEST_DIRS = frozenset({"test", "tests", "testing", "test_files", "testdata", "t
 
 
 def _in_test_tree(relpath: str) -> bool:
-    *folders, name = re.split(r"[/\\]", relpath)
+    *folders, name = _parts(relpath)
     return (any(folder.lower() in _TEST_DIRS for folder in folders)
             or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+
+
+# A vendored copy of another project (`pip/_vendor/`, `third_party/`) is replaced by a newer
+# copy, never edited in place: what the rules find there is upstream's to fix, and is said
+# at info, with the reason.
+_VENDOR_DIRS = frozenset({"_vendor", "vendor", "vendored", "_vendored", "third_party", "_third_party", "thirdparty"})
+
+
+def _where_found(relpath: str, findings: list[Finding]) -> list[Finding]:
+    *folders, _ = _parts(relpath)
+    if not any(folder.lower() in _VENDOR_DIRS for folder in folders):
+        return findings
+    return [replace(f, severity="info", message=f"{f.message} (in vendored code)") for f in findings]
+
+
+def _parts(relpath: str) -> list[str]:
+    return re.split(r"[/\\]", relpath)
 
 

@@ -292,3 +292,15 @@ def test_an_unparsable_file_of_a_test_tree_is_info(project):
     assert found == {("tests/test_files/syntax_error_script.py", "info", True),
                      ("tests/test_loader.py", "info", True),
                      ("contests/broken.py", "error", False)}
+
+
+def test_findings_in_vendored_code_are_info(project):
+    # A vendored copy is replaced by upstream's next release, never fixed in place.
+    write(project, "pkg/_vendor/jwt/jwks.py", HAZARD)
+    write(project, "pkg/third_party/broken.py", "def refund(order)\n    pass\n")
+    write(project, "pkg/vendors/tool.py", HAZARD)
+    found = {(f["path"], f["code"], f["severity"], f["message"].endswith("(in vendored code)"))
+             for f in json.loads(run("--format", "json", ".").stdout)}
+    assert found == {("pkg/_vendor/jwt/jwks.py", "NA201", "info", True),
+                     ("pkg/third_party/broken.py", "NA000", "info", True),
+                     ("pkg/vendors/tool.py", "NA201", "error", False)}

@@ -64,8 +64,10 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     local, a write verb on an external client, a tool named for its write) in a
     known retry (a retry construct, or a loop that counts its attempts).  When a
     link is inferred (the write is reached through a module function, guessed
-    from an overloaded verb, or the loop was taken for a retry from its shape)
-    the finding is `info`, and its message names the chain ("`_submit(...)` is a
+    from an overloaded verb, the loop was taken for a retry from its shape, or
+    the retry helper or decorator is defined out of sight and known only by its
+    name, `retry_k8s_api_call(...)`, which may retry only failures that sent
+    nothing) the finding is `info`, and its message names the chain ("`_submit(...)` is a
     write (it calls `requests.post`)").
 
     A raw HTTP call is judged by its method. A PUT or DELETE is `info`: both
@@ -976,6 +978,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                         except TransientUploadError:
                             continue
                 """, line=4, severity="info"),
+        # A retry helper of another module, known only by its name: what it retries on is not
+        # in sight (this one goes round only on a handshake failure, before anything is
+        # sent), so the finding is info, "taken for a retry from its name".
+        Invalid("""
+                from kubernetes.client import CoreV1Api
+                from sandbox.k8s_utils import retry_k8s_api_call
+
+                def create_pod(api: CoreV1Api, namespace, manifest):
+                    retry_k8s_api_call(api.create_namespaced_pod, namespace=namespace, body=manifest)
+                """, line=5, severity="info"),
         # Retried in a function named for a read: a POST is how some services are read.
         Invalid("""
                 import requests

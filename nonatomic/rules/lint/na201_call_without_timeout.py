@@ -53,12 +53,18 @@ class CallWithoutTimeout(LintRule):
     or the class for `self._client`) passes its own `timeout=` or runs under
     `asyncio.wait_for(..., timeout)` or `asyncio.timeout(...)`, nor a `Queue.get()`
     inside a `while not q.empty():` or `if not q.empty():` test of the same queue.
+    Nothing is reported in a nested function that its enclosing function never
+    names (its only call commented out): that code cannot run. This holds for
+    every rule.
 
     ## Severity
     An error for a network call that waits forever (requests, urlopen, SMTP,
     sockets, httpx with `timeout=None`); `info` for calls that hang only when
     a child process, a worker or a queue the module fills misbehaves, and for
-    clients bounded by a long default (LLM SDKs' 10 minutes, aiohttp's 5):
+    clients bounded by a long default (LLM SDKs' 10 minutes, aiohttp's 5,
+    `asyncio.open_connection`'s connect, which the kernel gives up after its
+    SYN retries, about two minutes on Linux, and whose TLS handshake asyncio
+    bounds at 60 seconds):
     whether those need a shorter bound depends on the caller, so they are
     shown, never failing a build; so is a timeout switched off only as a
     parameter's default (`timeout=httpx.Timeout(None)` in a signature), which
@@ -139,6 +145,18 @@ class CallWithoutTimeout(LintRule):
                 futs = [ex.submit(work, i) for i in range(4)]
                 for fut in as_completed(futs, timeout=30):
                     fut.result()
+            """,
+        # A nested function its enclosing function never names cannot run: its only call
+        # was commented out.  (A decorated one is registered, so it counts as named.)
+        """
+            import requests
+
+            def describe(images, base_url):
+                def fetch_size(img):
+                    response = requests.head(base_url + img["src"])
+                    return int(response.headers.get("Content-Length", 0))
+
+                return [{"src": img["src"], "size": 0} for img in images]  # fetch_size(img)
             """,
         # A non-blocking queue read does not wait.
         """
@@ -630,13 +648,23 @@ class CallWithoutTimeout(LintRule):
                 llm = AnthropicVertex(region="us-east5", project_id="acme")
                 """, line=4, severity="info"),
         Invalid("""
+                import requests
+
+                def describe(images, base_url):
+                    def fetch_size(img):
+                        response = requests.head(base_url + img["src"])
+                        return int(response.headers.get("Content-Length", 0))
+
+                    return [{"src": img["src"], "size": fetch_size(img)} for img in images]
+                """, line=5),
+        Invalid("""
 
                 import asyncio
 
                 async def ping(host):
                     reader, writer = await asyncio.open_connection(host, 443)
                     writer.close()
-                """, line=5),
+                """, line=5, severity="info"),
         # A timeout switched off only when the configured one asks for none: the caller's opt-out.
         Invalid("""
                 import httpx

@@ -80,12 +80,17 @@ def write_note(write: Write) -> str:
 
 
 def shape_note(scope: RetryScope) -> str:
-    """What a message adds when the retry was inferred from a loop's shape (or a
-    framework's decorator from a keyword alone), or is in a test module."""
+    """What a message adds when the retry was inferred from a loop's shape (a framework's
+    decorator from a keyword alone, a helper out of sight from its name), or is in a test module."""
     tests = " (in a test module)" if scope.in_tests else ""
     if scope.known:
         return tests
-    shape = " (taken for a retry from its keywords)" if "inferred" in scope.config else " (taken for a retry from its shape)"
+    if scope.by_name:
+        shape = " (taken for a retry from its name)"
+    elif "inferred" in scope.config:
+        shape = " (taken for a retry from its keywords)"
+    else:
+        shape = " (taken for a retry from its shape)"
     return shape + tests
 
 

@@ -45,6 +45,9 @@ class RetryScope:
     # the attempt was refused; the words each such test names (loops.LoopShape.refused_on)
     refused_on: tuple[frozenset[str], ...] = ()
     in_tests: bool = False  # written in a test module (confidence.test_module)
+    # a decorator or helper defined out of sight (another module, another package), taken for
+    # a retry only because its name says so (`retry_k8s_api_call`, `@with_retries`)
+    by_name: bool = False
 
     @property
     def refused(self) -> bool:
@@ -52,9 +55,11 @@ class RetryScope:
 
     @property
     def known(self) -> bool:
-        """Seen, not inferred from a loop's shape: a retry construct (not one guessed from a
-        keyword every queue uses), or a loop that counts its attempts (`for attempt in
+        """Seen, not inferred from a loop's shape or a name: a retry construct (not one guessed
+        from a keyword every queue uses), or a loop that counts its attempts (`for attempt in
         range(3)`, `while attempt < max_retries`)."""
+        if self.by_name:
+            return False  # what it retries on, and how often, is not in sight
         if "inferred" in self.config and self.construct is not None:
             return not self.construct.entry.get("by_keyword_guess")  # `@x.task(retries=3)` of some queue
         if self.kind != "loop" or isinstance(self.node, cst.For):

@@ -517,7 +517,7 @@ class _Resolver:
                 and self.model.function(name) is None
             ):
                 # An imported retry decorator of a library (or package) the pack does not know.
-                self._add(facts, RetryScope("decorator", f"`@{_last(name)}`", decorator))
+                self._add(facts, RetryScope("decorator", f"`@{_last(name)}`", decorator, by_name=True))
 
     def _callers_decide(self) -> None:
         """A construct whose policy is the caller's (`@activity.defn`): when the module
@@ -713,7 +713,7 @@ class _Resolver:
             helper_facts = self.model.function(name)
             helper = self.helpers.get(id(helper_facts)) if helper_facts is not None else None
             if helper is None and named_like_retry(name) and "." not in name and helper_facts is None:
-                self._add(facts, RetryScope("decorator", f"`@{name}`", decorator))
+                self._add(facts, RetryScope("decorator", f"`@{name}`", decorator, by_name=True))
                 changed = True
             elif helper is not None:
                 label = f"retry decorator `@{name}`"
@@ -781,7 +781,7 @@ class _Resolver:
             name = dotted_name(site.node.func) or helper.facts.name
             return RetryScope("helper", f"retry helper `{name}`", site.node, None, {}, inner=helper.scope), helper.param
         if facts is None and site.callee and named_like_retry(site.callee) and site.method != "with_retry":
-            return RetryScope("helper", f"retry helper `{site.dotted or site.callee}`", site.node), 0
+            return RetryScope("helper", f"retry helper `{site.dotted or site.callee}`", site.node, by_name=True), 0
         return None, None
 
     def _scopes_of(self, site: CallSite) -> tuple[RetryScope, ...]:
