@@ -295,41 +295,37 @@ def _syntax_error(relpath: str, error: Exception | None) -> list[Finding]:
         message = f"cannot parse: {type(error).__name__}: {error}" if error else "cannot parse"
     rule = entry_for("NA000")
     assert rule is not None
-    severity = rule.severity
-    if _in_test_tree(relpath):
-        severity, message = "info", f"{message} (in a test tree)"
     return [
-        Finding("NA000", rule.name, severity, relpath, line, col, line, col, message,
+        Finding("NA000", rule.name, rule.severity, relpath, line, col, line, col, message,
                 fingerprint=fingerprint("NA000", relpath))
     ]
 
 
-# A test tree's unparsable file is almost always a fixture broken on purpose, for the
-# tests of a parser's or loader's error path; a test module broken by mistake fails the
-# test run that collects it.  Either way the finding is said at info.
+# Where a file is can say that what is found in it fails nothing that ships, so every
+# finding there is said at info, with the reason.
+# - A test tree: a hang or a retried write there stops one test run against a test
+#   service, as in a module of tests (`confidence.test_module`); and its unparsable file is
+#   almost always a fixture broken on purpose, for a parser's or loader's error path.
+# - A vendored copy of another project (`pip/_vendor/`, `third_party/`): replaced by a newer
+#   copy, never edited in place, so what is found there is upstream's to fix.
 _TEST_DIRS = frozenset({"test", "tests", "testing", "test_files", "testdata", "test_data", "fixtures"})
-
-
-def _in_test_tree(relpath: str) -> bool:
-    *folders, name = _parts(relpath)
-    return (any(folder.lower() in _TEST_DIRS for folder in folders)
-            or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
-
-
-# A vendored copy of another project (`pip/_vendor/`, `third_party/`) is replaced by a newer
-# copy, never edited in place: what the rules find there is upstream's to fix, and is said
-# at info, with the reason.
 _VENDOR_DIRS = frozenset({"_vendor", "vendor", "vendored", "_vendored", "third_party", "_third_party", "thirdparty"})
 
 
+def _tree_note(relpath: str) -> str | None:
+    *folders, name = re.split(r"[/\\]", relpath)
+    folders = [folder.lower() for folder in folders]
+    if any(folder in _VENDOR_DIRS for folder in folders):
+        return "in vendored code"
+    if (any(folder in _TEST_DIRS for folder in folders)
+            or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"):
+        return "in a test tree"
+    return None
+
+
 def _where_found(relpath: str, findings: list[Finding]) -> list[Finding]:
-    *folders, _ = _parts(relpath)
-    if not any(folder.lower() in _VENDOR_DIRS for folder in folders):
+    note = _tree_note(relpath)
+    if note is None:
         return findings
-    return [replace(f, severity="info", message=f"{f.message} (in vendored code)") for f in findings]
-
-
-def _parts(relpath: str) -> list[str]:
-    return re.split(r"[/\\]", relpath)
-
-
+    return [f if f.severity == "info" else replace(f, severity="info", message=f"{f.message} ({note})")
+            for f in findings]

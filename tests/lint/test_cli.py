@@ -294,6 +294,16 @@ def test_an_unparsable_file_of_a_test_tree_is_info(project):
                      ("contests/broken.py", "error", False)}
 
 
+def test_findings_in_a_test_tree_are_info(project):
+    # A test's helper that calls a sandbox hangs one test run, not a service.
+    write(project, "tests/helpers/sandbox.py", HAZARD)
+    write(project, "tests/test_refund.py", "from tenacity import retry\n\n" + HAZARD)
+    write(project, "contests/tool.py", HAZARD)
+    found = {(f["path"], f["code"], f["severity"]) for f in json.loads(run("--format", "json", ".").stdout)}
+    assert found == {("tests/helpers/sandbox.py", "NA201", "info"), ("tests/test_refund.py", "NA201", "info"),
+                     ("contests/tool.py", "NA201", "error")}
+
+
 def test_findings_in_vendored_code_are_info(project):
     # A vendored copy is replaced by upstream's next release, never fixed in place.
     write(project, "pkg/_vendor/jwt/jwks.py", HAZARD)
