@@ -3,8 +3,8 @@ corpus (`validation_corpus.py`) and print, per rule, how many findings of each s
 Its findings are what a blind review samples; this prints only the counts.  The holdout half
 was kept unseen until the validation half's review was read, the fresh set until the
 holdout half's was, the second fresh set until the first's was, and the last, latest and
-final sets until every fix of their rounds was made (the read-last set was read for the final
-round's fixes)."""
+final sets until every fix of their rounds was made (the read-last and read-2 sets were read for
+the fixes of the final and final-2 rounds)."""
 
 from __future__ import annotations
 

@@ -160,6 +160,38 @@ FINAL = [
 ]
 
 
+# A second read set, linted with the final set's rules and judged blind, then read: its
+# wrong findings were fixed (a nested function never called, a retry helper of another
+# module known only by its name, `asyncio.open_connection`'s kernel-bounded connect).
+READ_2 = [
+    "agentmail==2.0.18", "any-llm-sdk==1.40.2", "botbuilder-core==4.17.1",
+    "channels-redis==4.3.0", "clearml-agent==3.0.3", "composio-langchain==0.30.0",
+    "crawl4ai==0.9.5", "daily-python==0.36.0", "dapr==1.19.0", "django-anymail==15.2",
+    "durabletask==1.12.0", "dvc-task==0.40.2", "excel-mcp-server==2.2.2", "faktory==1.0.0",
+    "fireblocks==35.1.0", "flagsmith==6.3.0", "hyperliquid-python-sdk==0.24.0",
+    "langgraph-checkpoint-redis==0.5.2", "livekit-agents==1.8.9", "llm-sandbox==0.3.46",
+    "mcpadapt==0.1.20", "mcpo==0.0.20", "mini-swe-agent==2.4.6", "openhands-tools==1.58.2",
+    "pydocket==0.27.2", "rasa-sdk==3.21.1", "redo==3.0.1", "snowflake-labs-mcp==1.4.2",
+    "swe-rex==1.4.0", "taskflow==6.5.0", "xai-sdk==1.21.0",
+]
+
+
+# A second final set, picked with READ_2 and linted once, with every fix of that round made:
+# nothing in it was read before its blind review.
+FINAL_2 = [
+    "agent-client-protocol==0.12.1", "aiohttp-retry==2.9.1", "algoliasearch==4.48.0",
+    "apprise==2.3.0", "arcade-mcp-server==1.32.1", "azure-ai-agents==1.1.0",
+    "bedrock-agentcore==1.25.0", "bullmq==3.4.4", "claude-agent-sdk==0.2.189",
+    "dagster-slack==0.29.27", "deepagents==0.7.32", "dify-plugin==0.10.2", "fastapi-mcp==0.4.0",
+    "github-copilot-sdk==1.0.27", "honcho-ai==2.7.0", "kagent-core==0.10.4", "langwatch==1.4.0",
+    "lark-oapi==1.7.5", "llama-index-workflows==2.26.1", "mailslurp-client==17.6.0",
+    "mcp-proxy-for-aws==1.7.0", "office-word-mcp-server==1.1.11", "openhands-sdk==1.58.2",
+    "openrouter==1.3.84", "promptlayer==1.5.16", "pydantic-ai-backend==0.2.37",
+    "qq-botpy==1.2.1", "qstash==3.4.0", "ringcentral==0.9.2", "stagehand==4.3.0",
+    "strands-agents-tools==0.8.10", "stripe-agent-toolkit==0.7.0", "workspace-mcp==2.2.1",
+]
+
+
 def half_dir(half: str) -> Path:
     """One folder per half, under the temp dir or NONATOMIC_VALIDATION_CORPUS."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "unseen"
@@ -167,7 +199,8 @@ def half_dir(half: str) -> Path:
 
 
 HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh": FRESH, "fresh2": FRESH2,
-          "last": LAST, "latest": LATEST, "read-last": READ_LAST, "final": FINAL}
+          "last": LAST, "latest": LATEST, "read-last": READ_LAST, "final": FINAL,
+          "read-2": READ_2, "final-2": FINAL_2}
 """Every set by name, in the order they were picked."""
 
 
