@@ -988,6 +988,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 def create_pod(api: CoreV1Api, namespace, manifest):
                     retry_k8s_api_call(api.create_namespaced_pod, namespace=namespace, body=manifest)
                 """, line=5, severity="info"),
+        # The same for a retry decorator imported from the package's own utilities.
+        Invalid("""
+                import requests
+                from acme.utils import retry_on_error
+
+                @retry_on_error()
+                def place_order(body):
+                    return requests.post("https://api.example.com/v1/orders", json=body, timeout=10)
+                """, line=6, severity="info"),
         # Retried in a function named for a read: a POST is how some services are read.
         Invalid("""
                 import requests
