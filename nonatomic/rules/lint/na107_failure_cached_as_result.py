@@ -23,6 +23,8 @@ _RECORD_WORDS = {"error", "errors", "failure", "failures", "failed", "metric", "
 # a run's table of outcomes (`results[cmd_id]` popped by the waiting caller) as often as a cache.
 # A bare `key` names nothing: every dict has one.
 _REQUEST_KEY_WORDS = {"request", "idempotency", "idem", "dedupe", "dedup", "fingerprint", "hash", "digest"}
+# A store named for requests still in flight holds each one's outcome until its waiter takes it.
+_IN_FLIGHT_WORDS = {"pending", "inflight", "outstanding", "waiting", "waiters"}
 # Calls that write down what they are given: a failure passed to one is still the failure.
 _RECORDERS = {"str", "repr", "format", "dict", "list", "tuple", "json.dumps", "pickle.dumps",
               "traceback.format_exception", "traceback.format_exc"}
@@ -84,7 +86,11 @@ class FailureCachedAsResult(LintRule):
     `info` otherwise: a plain cache that keeps a failure is most often a
     lazy loader or a connection factory failing fast on purpose, and a store
     keyed by a command's or a worker's own id is as often a slot that hands an
-    outcome back to the caller waiting for it, or a run's table of outcomes. A failure
+    outcome back to the caller waiting for it, or a run's table of outcomes. A
+    slot is `info` whatever its key: a store named for requests in flight
+    (`pending_results`), or one whose reader takes the entry out and uses it
+    (`result = results.pop(request_id)`); a cache's own `cache.pop(key, None)`
+    only drops an entry. A failure
     stored with the time it was stored (`cache[key] = exc, datetime.now()`) is a
     negative cache that expires, kept on purpose so a failing endpoint is not
     hammered: `info`.
@@ -349,6 +355,33 @@ class FailureCachedAsResult(LintRule):
                         return result
                 """,
             line=9, severity="info"),
+        # Keyed by the request, but a slot of a request in flight: the reader gives every
+        # waiter the fatal error so it fails fast instead of timing out; the waiter pops it.
+        Invalid(
+            """
+                class Query:
+                    def __init__(self):
+                        self.pending_control_results = {}
+                        self.pending_control_responses = {}
+
+                    async def read_messages(self):
+                        try:
+                            async for message in self.transport.read():
+                                self.route(message)
+                        except Exception as error:
+                            for request_id, event in list(self.pending_control_responses.items()):
+                                if request_id not in self.pending_control_results:
+                                    self.pending_control_results[request_id] = error
+                                    event.set()
+
+                    async def send_control_request(self, request_id, event):
+                        await event.wait()
+                        result = self.pending_control_results.pop(request_id)
+                        if isinstance(result, Exception):
+                            raise result
+                        return result
+                """,
+            line=13, severity="info"),
     ]
 
     def __init__(self, context=None) -> None:
@@ -374,6 +407,7 @@ class FailureCachedAsResult(LintRule):
         self._handlers.pop()
 
     def visit_Module(self, node: cst.Module) -> None:
+        self._taken = _taken_out(node)
         self._after_tries(node.body)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -431,8 +465,12 @@ class FailureCachedAsResult(LintRule):
         # cache or result store: a warning when its key names a request, else info.  Stored
         # with its time: a negative cache that expires, on purpose.
         stamped = _stamped(value)
-        cache = not stamped and bool(words(shown) & _REPLAY_WORDS)
-        keyed = not stamped and key is not None and bool(words(source(key)) & _REQUEST_KEY_WORDS)
+        # A slot of a request in flight (`pending_results[request_id]`), or one the waiting
+        # caller takes out (`result = results.pop(request_id)`): it hands one outcome back
+        # once, and nothing replays it.
+        slot = bool(words(shown) & _IN_FLIGHT_WORDS) or source(holder) in self._taken
+        cache = not stamped and not slot and bool(words(shown) & _REPLAY_WORDS)
+        keyed = not stamped and not slot and key is not None and bool(words(source(key)) & _REQUEST_KEY_WORDS)
         self.report(
             node,
             f"`{shown}` looks like an idempotency/result cache, and this stores a failure "
@@ -466,6 +504,15 @@ class FailureCachedAsResult(LintRule):
                         self._check_store(inner, failures)
                     elif isinstance(inner, cst.Assign):
                         self._check_assign(inner, failures)
+
+
+def _taken_out(module: cst.Module) -> set[str]:
+    """The stores whose entries a reader takes out and uses (`result = self.results.pop(cmd_id)`):
+    hand-back slots.  A cache's own `cache.pop(key, None)`, a statement, only drops an entry."""
+    dropped = {id(node.value) for node in walk.subtree(module) if isinstance(node, cst.Expr)}
+    return {source(node.func.value) for node in walk.subtree(module)
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "pop" and id(node) not in dropped}
 
 
 def _binds(function: cst.FunctionDef, name: str) -> bool:

@@ -24,6 +24,7 @@ _CHILD_RUNS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_
 _KILLS = frozenset({"kill", "killpg", "terminate", "send_signal"})
 _CAPTURES = frozenset({"capture_output", "stdout", "stderr", "input"})
 _CLI_MODULES = frozenset({"argparse", "click", "typer"})
+_CLIENT_WORDS = frozenset({"client", "session"})
 
 
 class CallWithoutTimeout(LintRule):
@@ -51,7 +52,9 @@ class CallWithoutTimeout(LintRule):
     own `http_client`, nor a client (an `aiohttp.ClientSession`, an `httpx` client
     built with `timeout=None`) whose every request where it is held (the function,
     or the class for `self._client`) passes its own `timeout=` or runs under
-    `asyncio.wait_for(..., timeout)` or `asyncio.timeout(...)`, nor a `Queue.get()`
+    `asyncio.wait_for(..., timeout)` or `asyncio.timeout(...)` (written in place,
+    or bound first, `budget = asyncio.timeout_at(deadline)`, then `async with
+    budget:`), nor a `Queue.get()`
     inside a `while not q.empty():` or `if not q.empty():` test of the same queue.
     Nothing is reported in a nested function that its enclosing function never
     names (its only call commented out): that code cannot run. This holds for
@@ -70,7 +73,10 @@ class CallWithoutTimeout(LintRule):
     parameter's default (`timeout=httpx.Timeout(None)` in a signature), which
     a caller that passes a timeout overrides, or only in the branch a test of
     the configured timeout picks (`... if timeout is not None else
-    httpx.Timeout(None)`), where none is what the caller asked for. A test's own calls (in a function named
+    httpx.Timeout(None)`), where none is what the caller asked for; and so is a
+    client with `timeout=None` handed, as its client (`http_client=`,
+    `session=`), to a function of another module that makes all its requests,
+    where they may run under that function's own deadline. A test's own calls (in a function named
     `test_*`, or anywhere in a module of tests: one that defines `test_*`
     functions or a `TestCase`) are `info` too: a hang there stops one test
     run, which has a deadline of its own, not a service.
@@ -232,6 +238,25 @@ class CallWithoutTimeout(LintRule):
                 async def send(self, url, body):
                     async with asyncio.timeout(self._deadline):
                         return await self._client.post(url, json=body)
+            """,
+        # The caller's remaining budget, set up before the request and entered later: the
+        # client made (or given) under it needs no timeout of its own.
+        """
+
+            import asyncio
+            from contextlib import nullcontext
+
+            import httpx
+
+            async def execute(request, remaining_ms, http_client=None):
+                loop = asyncio.get_running_loop()
+                deadline = None if remaining_ms is None else loop.time() + remaining_ms / 1000
+                budget = asyncio.timeout_at(deadline)
+                async with budget:
+                    async with (
+                        httpx.AsyncClient(timeout=None) if http_client is None else nullcontext(http_client)
+                    ) as client:
+                        return await client.send(request)
             """,
         # The client's own http_client may carry the timeout.
         """
@@ -682,6 +707,35 @@ class CallWithoutTimeout(LintRule):
                     with httpx.Client(timeout=timeout) as client:
                         return client.post(EMBED_URL, json={"texts": texts}, headers={"key": api_key}).json()
                 """, line=3, severity="info"),
+        # A client handed, as its client, to a function of another module that makes every
+        # request: they may run under that function's deadline, out of sight; shown, at info.
+        Invalid("""
+
+                import httpx
+                from .transport import execute_request
+
+                def register(connection):
+                    http_client = None
+
+                    async def handle(params):
+                        nonlocal http_client
+                        if http_client is None:
+                            http_client = httpx.AsyncClient(timeout=None, follow_redirects=False)
+                        return await execute_request(connection, params, http_client=http_client)
+
+                    return handle
+                """, line=11, severity="info"),
+        # ... but handed to a function of this module that sends with no deadline: seen, so reported.
+        Invalid("""
+                import httpx
+
+                def sync_all(records):
+                    client = httpx.Client(timeout=None)
+                    return upload(records, http_client=client)
+
+                def upload(records, http_client):
+                    return http_client.post("https://crm.example.com/import", json=records)
+                """, line=4),
         Invalid("""
                 from openai import OpenAI
                 client = OpenAI()
@@ -708,6 +762,9 @@ class CallWithoutTimeout(LintRule):
         self._scopes: list[cst.CSTNode] = [node]
         self._bound: dict[int, str] = {}  # id(call) -> the name its result is bound to
         self._deadlines = 0  # `with asyncio.timeout(...)` blocks open around the call
+        self._deadline_vars: dict[int, frozenset[str]] = {}  # id(scope) -> its names bound to a deadline
+        self._defined = _defined_names(node)
+        self._handed: dict[int, str] = {}  # id(a call given as `http_client=`) -> what it is handed to
         self._waited: set[int] = set()  # calls handed to `asyncio.wait_for(..., timeout)`
         self._killed = [False]  # per function: a child was killed before this point
         self._tests: list[cst.BaseExpression] = []  # tests of the `if`s around the call
@@ -725,12 +782,18 @@ class CallWithoutTimeout(LintRule):
         self._chosen: dict[int, cst.BaseExpression] = {}  # a branch of `a if test else b` -> its test
 
     def visit_With(self, node: cst.With) -> None:
-        if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in node.items):
+        if _enters_deadline(node, self._deadline_names()):
             self._deadlines += 1
 
     def leave_With(self, original_node: cst.With) -> None:
-        if any(isinstance(item.item, cst.Call) and is_deadline(item.item) for item in original_node.items):
+        if _enters_deadline(original_node, self._deadline_names()):
             self._deadlines -= 1
+
+    def _deadline_names(self) -> frozenset[str]:
+        scope = self._scopes[-1]
+        if id(scope) not in self._deadline_vars:
+            self._deadline_vars[id(scope)] = _names_of_deadlines(scope)
+        return self._deadline_vars[id(scope)]
 
     def visit_If(self, node: cst.If) -> None:
         self._tests.append(node.test)
@@ -809,30 +872,63 @@ class CallWithoutTimeout(LintRule):
 
     def _bind(self, value: cst.BaseExpression, name: str) -> None:
         value = value.expression if isinstance(value, cst.Await) else value
-        if isinstance(value, cst.Call):
+        if isinstance(value, cst.IfExp):  # `(httpx.AsyncClient(...) if given is None else nullcontext(given)) as client`
+            self._bind(value.body, name)
+            self._bind(value.orelse, name)
+        elif isinstance(value, cst.Call):
             self._bound[id(value)] = name
 
-    def _requests_bounded(self, client: cst.Call, callee: str) -> bool:
-        """Every request made on the client where it is held (its function, or its class
-        for `self._client`) bounds itself: passes its own timeout (or **kwargs), or runs
-        under `asyncio.wait_for(..., timeout)` / `with asyncio.timeout(...)`; and there
-        is one.  Then the client needs none, and `timeout=None` at the client is on purpose."""
+    def _held_requests(self, client: cst.Call, callee: str) -> tuple[str, cst.CSTNode, list] | None:
+        """The name the client is bound to, where it is held (its function, or its class for
+        `self._client`), and each request made on it there with whether a deadline bounds it."""
         name = self._bound.get(id(client))
-        methods = {other.rsplit(".", 1)[1] for other in self.specs if other.startswith(f"{callee}.")} or (
-            _SESSION_REQUESTS if callee == _SESSION else set())
+        methods = self._methods(callee)
         if name is None or not methods:
-            return False
+            return None
         held_in = self._scopes[-1] if "." not in name else self._classes[-1] if self._classes else None
         if held_in is None:
-            return False
-        requests = [(request, under) for request, under in _calls_under_deadline(held_in)
-                    if isinstance(request.func, cst.Attribute) and request.func.attr.value in methods
-                    and dotted_name(request.func.value) == name]
+            return None
+        return name, held_in, [(request, under) for request, under in _calls_under_deadline(held_in)
+                               if isinstance(request.func, cst.Attribute) and request.func.attr.value in methods
+                               and dotted_name(request.func.value) == name]
+
+    def _methods(self, callee: str) -> set[str]:
+        """The request methods of a client class the packs know (`httpx.AsyncClient`: `get`, `post`, ...)."""
+        return {other.rsplit(".", 1)[1] for other in self.specs if other.startswith(f"{callee}.")} or (
+            _SESSION_REQUESTS if callee == _SESSION else set())
+
+    def _requests_bounded(self, client: cst.Call, callee: str) -> bool:
+        """Every request made on the client where it is held bounds itself: passes its own
+        timeout (or **kwargs), or runs under `asyncio.wait_for(..., timeout)` / `with
+        asyncio.timeout(...)`; and there is one.  Then the client needs none, and
+        `timeout=None` at the client is on purpose."""
+        held = self._held_requests(client, callee)
+        requests = held[2] if held is not None else []
         return bool(requests) and all(
             under or calls.has_star_kwargs(request)
             or ((given := calls.keyword(request, "timeout")) is not None and not calls.is_none(given.value))
             for request, under in requests
         )
+
+    def _handed_to(self, client: cst.Call, callee: str) -> str | None:
+        """What the client is handed to as its client (`run(..., http_client=client)`,
+        `SDK(http_client=httpx.AsyncClient(timeout=None))`), when that is defined in another
+        module and no request is made on the client here: its requests are made out of
+        sight, where they may run under a deadline of their own."""
+        if id(client) in self._handed:
+            return self._handed[id(client)]
+        held = self._held_requests(client, callee)
+        if held is None or held[2]:
+            return None
+        name, held_in, _ = held
+        return next((receiver for node in walk.subtree(held_in) if isinstance(node, cst.Call)
+                     and (receiver := self._receiver(node)) is not None
+                     for arg in node.args if _client_keyword(arg) and dotted_name(arg.value) == name), None)
+
+    def _receiver(self, call: cst.Call) -> str | None:
+        """The callable's name when it is defined in another module, else None."""
+        name = dotted_name(call.func)
+        return name if name is not None and name.rsplit(".", 1)[-1] not in self._defined else None
 
     def _in_process(self, value: cst.BaseExpression) -> bool:
         if isinstance(value, cst.Name):
@@ -887,6 +983,9 @@ class CallWithoutTimeout(LintRule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._hand_over([(a.keyword.value if a.keyword else None, a.value) for a in node.args], node)
+        receiver = self._receiver(node)
+        if receiver is not None:
+            self._handed |= {id(arg.value): receiver for arg in node.args if _client_keyword(arg)}
         if id(node) in self._local_calls:
             return
         if node.args and is_deadline(node):  # `wait_for(open_connection(...), 10)`
@@ -923,6 +1022,7 @@ class CallWithoutTimeout(LintRule):
             bad = given is None or explicit_none
         if not bad or self._requests_bounded(node, callee):
             return
+        handed_to = self._handed_to(node, callee) if self._methods(callee) else None
         short = callee.rsplit(".", 2)
         shown = ".".join(short[-2:]) if len(short) > 1 else callee
         what = "timeout=None" if explicit_none else "no timeout"
@@ -941,21 +1041,24 @@ class CallWithoutTimeout(LintRule):
         opted_out = spec.value and explicit_none and self._opted_out(node)
         note = in_test if in_test else " (a parameter's default: callers that pass a timeout override it)" \
             if default else " (chosen by a test of the configured timeout: none only when it asks for none)" \
-            if opted_out else ""
+            if opted_out else f" (handed to `{handed_to}`, which makes its requests out of sight: they may run" \
+            " under its deadline)" if handed_to else ""
         self.report(
             node,
             f"`{shown}(...)` has {what}: {spec.why}{note}",
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
-            severity="info" if in_test or default or opted_out else spec.severity,
+            severity="info" if in_test or default or opted_out or handed_to else spec.severity,
         )
 
 
-def _calls_under_deadline(tree: cst.CSTNode, under: bool = False) -> Iterator[tuple[cst.Call, bool]]:
+def _calls_under_deadline(tree: cst.CSTNode, under: bool = False,
+                          names: frozenset[str] | None = None) -> Iterator[tuple[cst.Call, bool]]:
     """Each call in `tree`, and whether a deadline bounds it: it is the first argument of
-    `asyncio.wait_for(..., timeout)` or inside `with asyncio.timeout(...)`."""
-    if isinstance(tree, cst.With) and any(isinstance(item.item, cst.Call) and is_deadline(item.item)
-                                          for item in tree.items):
+    `asyncio.wait_for(..., timeout)` or inside `with asyncio.timeout(...)` (or inside
+    `with budget:` where `tree` bound `budget` to one)."""
+    names = _names_of_deadlines(tree) if names is None else names
+    if isinstance(tree, cst.With) and _enters_deadline(tree, names):
         under = True
     waited = None
     if isinstance(tree, cst.Call):
@@ -963,7 +1066,39 @@ def _calls_under_deadline(tree: cst.CSTNode, under: bool = False) -> Iterator[tu
         if tree.args and is_deadline(tree):
             waited = tree.args[0]
     for child in walk.children(tree):
-        yield from _calls_under_deadline(child, under or child is waited)
+        yield from _calls_under_deadline(child, under or child is waited, names)
+
+
+def _names_of_deadlines(scope: cst.CSTNode) -> frozenset[str]:
+    """Names `scope` binds to a deadline set up away from the call it bounds
+    (`budget = asyncio.timeout_at(deadline)`, entered later by `async with budget:`)."""
+    return frozenset(
+        target.target.value
+        for node in walk.subtree(scope)
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and is_deadline(node.value)
+        for target in node.targets
+        if isinstance(target.target, cst.Name)
+    )
+
+
+def _enters_deadline(node: cst.With, names: frozenset[str]) -> bool:
+    return any(
+        isinstance(item.item, cst.Call) and is_deadline(item.item)
+        or isinstance(item.item, cst.Name) and item.item.value in names
+        for item in node.items
+    )
+
+
+def _client_keyword(arg: cst.Arg) -> bool:
+    """An argument handing a client over by name: `http_client=`, `client=`, `session=`."""
+    return arg.keyword is not None and bool(set(word_list(arg.keyword.value)) & _CLIENT_WORDS)
+
+
+def _defined_names(module: cst.Module) -> frozenset[str]:
+    """The functions and classes the module defines, at any depth: what it hands a client
+    to can be read here."""
+    return frozenset(node.name.value for node in walk.subtree(module)
+                     if isinstance(node, (cst.FunctionDef, cst.ClassDef)))
 
 
 def _is_command_line(module: cst.Module) -> bool:
