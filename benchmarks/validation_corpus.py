@@ -192,6 +192,22 @@ FINAL_2 = [
 ]
 
 
+# A third final set, picked at random from a fresh pool after every fix of its round: linted
+# once, with the final rules, and judged blind.
+FINAL_3 = [
+    "aa-fleetpings==4.1.2", "agent-framework-core==1.26.0", "airbyte-internal-ops==0.132.0",
+    "allianceauth-discordbot==5.0.1", "azure-ai-agentserver-core==2.2.0", "cua-agent==0.9.1",
+    "cuga==0.4.3", "databricks-agents==1.13.0", "dbt-mcp==2.8.0", "deepagents-acp==0.0.13",
+    "dhooks-lite==2.0.1", "edx-celeryutils==2.0.0", "fasta2a==2.1.1", "gcloud-aio-taskqueue==7.1.0",
+    "hindsight-api-slim==1.1.0", "kosong==0.56.0", "mfa-servicenow-mcp==1.25.4",
+    "mistral-vibe==3.0.3", "mysql-mcp-server==0.4.4", "neuro-san==0.6.98", "nonebot2==2.5.0",
+    "notebooklm-mcp-cli==0.15.8", "pydantic-ai-skills==2.1.0", "pydantic-deep==0.3.50",
+    "robocorp-browser==2.4.0", "runlayer==0.31.17", "runloop-api-client==3.0.0",
+    "tavily-cli==0.1.8", "tenant-schemas-celery==5.0.0", "uipath==2.14.44", "web-forager==4.0.0",
+    "wecom-aibot-sdk-python==0.1.7", "x402==2.25.0",
+]
+
+
 def half_dir(half: str) -> Path:
     """One folder per half, under the temp dir or NONATOMIC_VALIDATION_CORPUS."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "unseen"
@@ -200,7 +216,7 @@ def half_dir(half: str) -> Path:
 
 HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh": FRESH, "fresh2": FRESH2,
           "last": LAST, "latest": LATEST, "read-last": READ_LAST, "final": FINAL,
-          "read-2": READ_2, "final-2": FINAL_2}
+          "read-2": READ_2, "final-2": FINAL_2, "final-3": FINAL_3}
 """Every set by name, in the order they were picked."""
 
 

@@ -73,7 +73,8 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     A raw HTTP call is judged by its method. A PUT or DELETE is `info`: both
     are idempotent (RFC 9110), a repeat puts the same state or deletes what is
     gone; so is a write named for the same act (`delete_many`, `upsert_row`),
-    and a database write whose statements only merge, update or delete what
+    a write told to replace what is there (`upload_blob(name, data,
+    overwrite=True)`, `update_one(filter, doc, upsert=True)`), and a database write whose statements only merge, update or delete what
     they name (Cypher `MERGE (n {id: $id}) SET n += $props`, `DETACH DELETE`,
     SQL `INSERT ... ON CONFLICT DO UPDATE`), given to the executor or run by the
     transaction function handed to it (`session.execute_write(upsert_node)`).
@@ -1444,6 +1445,21 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 async def delete_teams(db, team_ids):
                     await db.teams.delete_many(where={"team_id": {"in": team_ids}})
                 """, line=6, severity="info"),
+        # A write told to overwrite what is there: a repeat stores the same bytes under the same name.
+        Invalid("""
+
+                from azure.core.exceptions import AzureError
+                from azure.storage.blob.aio import ContainerClient
+
+                async def store(container: ContainerClient, blob_name, blob_content, max_retries=3):
+                    retries = 0
+                    while retries < max_retries:
+                        try:
+                            await container.upload_blob(blob_name, blob_content, overwrite=True)
+                            break
+                        except AzureError:
+                            retries += 1
+                """, line=9, severity="info"),
         # A raw HTTP DELETE or PUT is idempotent: a repeat leaves the same state.
         Invalid("""
 

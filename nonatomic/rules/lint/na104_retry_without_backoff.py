@@ -9,6 +9,7 @@ from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.pacing import (
     FIXED,
     NONE,
+    attempts_of,
     given_only,
     header,
     paced_scopes,
@@ -21,6 +22,8 @@ from nonatomic.rules.lint.semantics.retryable import awaits_grant, conflicts_onl
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
 DEFAULT_FIX_MAX_WAIT = 30
+# Attempts in all: two is one retry, after one wait, with nothing to grow.
+_ONE_RETRY = 2
 
 
 class RetryWithoutBackoff(LintRule):
@@ -45,7 +48,11 @@ class RetryWithoutBackoff(LintRule):
     Which retries are judged is shared with NA105: retries of work that
     leaves the machine, not polls of a read and not local computations, and
     not a construct told to stop after its first attempt
-    (`stop_max_attempt_number=1`), which never goes round. A
+    (`stop_max_attempt_number=1`), which never goes round, nor one that makes
+    two attempts at most (`stop_after_attempt(2)`, `range(RETRIES + 1)` with
+    `RETRIES = 1` a constant): one retry has one wait, nothing to grow, and no
+    wave follows it. A loop whose rounds each try another candidate, computed
+    from the loop variable (`port = start + offset`), is a scan, not a retry. A
     loop or a retry construct that goes round only on a malformed answer that
     arrived (`except json.JSONDecodeError`,
     `retry_if_exception_type(ValidationError)`, an `OutputParserException`, a
@@ -130,6 +137,73 @@ class RetryWithoutBackoff(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # Two attempts at most: one retry, after one wait (here a reconnect), and no wave after it.
+        """
+
+            from anyio import ClosedResourceError
+            from tenacity import retry, retry_if_exception_type, stop_after_attempt
+
+            async def list_tools(session, recover_connection):
+                @retry(retry=retry_if_exception_type(ClosedResourceError), stop=stop_after_attempt(2),
+                       before_sleep=recover_connection, reraise=True)
+                async def request_page():
+                    return await session.list_tools()
+
+                return await request_page()
+            """,
+        """
+
+            import time
+            import httpx
+
+            _PLUGIN_READ_RETRIES = 1
+
+            class Api:
+                def _get_with_retry(self, client: httpx.Client, url, params=None):
+                    attempts = _PLUGIN_READ_RETRIES + 1
+                    for attempt in range(attempts):
+                        try:
+                            return client.get(url, params=params)
+                        except (httpx.TimeoutException, httpx.NetworkError):
+                            if attempt == attempts - 1:
+                                raise
+                            time.sleep(0.25)
+            """,
+        # A scan: each round tries the next port, computed from the loop variable.
+        """
+
+            import socket
+
+            def find_available_port(starting_from=9222, max_attempts=10):
+                for offset in range(max_attempts):
+                    port = starting_from + offset
+                    try:
+                        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                            s.bind(("127.0.0.1", port))
+                            return port
+                    except OSError:
+                        continue
+            """,
+        # Only the check of the answer is in the `try`: a model's data type validates it in
+        # memory, and the run's own failures are not caught; a malformed answer is re-asked.
+        """
+
+            import time
+            from openai.types.responses import Response
+
+            class Responses:
+                async def create(self, *, model, input, max_retries=5):
+                    for attempt in range(max_retries):
+                        result = None
+                        async for result in self.agent.run(input):
+                            break
+                        try:
+                            return Response.model_validate({"id": result["id"], "created_at": time.time(),
+                                                            "model": model, "output": result["output"]})
+                        except Exception:
+                            if attempt == max_retries - 1:
+                                raise
+            """,
         # A retry told to stop after its first attempt never goes round: no wait to spread.
         """
             from retrying import retry
@@ -891,6 +965,9 @@ class RetryWithoutBackoff(LintRule):
             wait = wait_of(scope, model)
             if wait not in (NONE, FIXED) or conflicts_only(scope, model) or awaits_grant(scope):
                 continue  # optimistic locking goes round at once, a grant is waited for at a steady pace
+            attempts = attempts_of(scope, model)
+            if attempts is not None and attempts <= _ONE_RETRY:
+                continue  # one retry has one wait: nothing to grow, and no wave after it
             helper = reached_through(scope, model, self.registry)
             given = given_only(scope, model, self.registry)
             note = shape_note(scope) + (f" (its attempt reaches the service only through `{helper}`)" if helper else

@@ -184,7 +184,7 @@ class MisleadingToolAnnotation(LintRule):
                     write = self.registry.body_write(facts, model)
                     if write is None or self.registry.key_inside(facts, model) is not None:
                         break
-                    if which == "idempotent" and (write.upsert or idempotent_as(write)):
+                    if which == "idempotent" and (write.upsert or write.replaces or idempotent_as(write)):
                         continue  # a delete or an upsert is idempotent itself: the promise holds
                     spelled = self.registry.hint_names[which]
                     # The annotation is its author's word on code they can see; a write known

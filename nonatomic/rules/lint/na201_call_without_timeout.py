@@ -76,7 +76,10 @@ class CallWithoutTimeout(LintRule):
     httpx.Timeout(None)`), where none is what the caller asked for; and so is a
     client with `timeout=None` handed, as its client (`http_client=`,
     `session=`), to a function of another module that makes all its requests,
-    where they may run under that function's own deadline. A test's own calls (in a function named
+    where they may run under that function's own deadline; and so is a request
+    on a client typed only by its annotation and made by a factory of another
+    module (`self._http: requests.Session = _build_http_session()`), which may
+    hand back a subclass or a session configured with a default timeout. A test's own calls (in a function named
     `test_*`, or anywhere in a module of tests: one that defines `test_*`
     functions or a `TestCase`) are `info` too: a hang there stops one test
     run, which has a deadline of its own, not a service.
@@ -725,6 +728,19 @@ class CallWithoutTimeout(LintRule):
 
                     return handle
                 """, line=11, severity="info"),
+        # A session typed by its annotation and made by another module's factory: the factory
+        # may give it a default timeout (a subclass whose `request` sets one), out of sight; info.
+        Invalid("""
+                import requests
+                from ._http_session import build_http_session
+
+                class AuthManager:
+                    def __init__(self):
+                        self._http_session: requests.Session = build_http_session()
+
+                    def fetch_token(self, token_url, headers, data):
+                        return self._http_session.post(token_url, headers=headers, data=data)
+                """, line=9, severity="info"),
         # ... but handed to a function of this module that sends with no deadline: seen, so reported.
         Invalid("""
                 import httpx
@@ -765,6 +781,7 @@ class CallWithoutTimeout(LintRule):
         self._deadline_vars: dict[int, frozenset[str]] = {}  # id(scope) -> its names bound to a deadline
         self._defined = _defined_names(node)
         self._handed: dict[int, str] = {}  # id(a call given as `http_client=`) -> what it is handed to
+        self._factories = self._factory_made(node)
         self._waited: set[int] = set()  # calls handed to `asyncio.wait_for(..., timeout)`
         self._killed = [False]  # per function: a child was killed before this point
         self._tests: list[cst.BaseExpression] = []  # tests of the `if`s around the call
@@ -891,6 +908,21 @@ class CallWithoutTimeout(LintRule):
         return name, held_in, [(request, under) for request, under in _calls_under_deadline(held_in)
                                if isinstance(request.func, cst.Attribute) and request.func.attr.value in methods
                                and dotted_name(request.func.value) == name]
+
+    def _factory_made(self, module: cst.Module) -> dict[str, str]:
+        """Names typed only by their annotation, their value made by a factory of another
+        module (`self._http: requests.Session = _build_http_session()`) -> the factory: it may
+        hand back a subclass or a configured client that sets a default timeout.  A factory
+        this module defines is read here: its session is what the annotation says."""
+        made: dict[str, str] = {}
+        for node in walk.subtree(module):
+            if isinstance(node, cst.AnnAssign) and isinstance(node.value, cst.Call):
+                factory = self._receiver(node.value)
+                built = self.get_metadata(CalleeProvider, node.value, None)
+                if factory is not None and not (built and self._methods(built)) \
+                        and (name := dotted_name(node.target)) is not None:
+                    made[name] = factory
+        return made
 
     def _methods(self, callee: str) -> set[str]:
         """The request methods of a client class the packs know (`httpx.AsyncClient`: `get`, `post`, ...)."""
@@ -1023,6 +1055,8 @@ class CallWithoutTimeout(LintRule):
         if not bad or self._requests_bounded(node, callee):
             return
         handed_to = self._handed_to(node, callee) if self._methods(callee) else None
+        receiver = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+        factory = self._factories.get(receiver) if receiver is not None else None
         short = callee.rsplit(".", 2)
         shown = ".".join(short[-2:]) if len(short) > 1 else callee
         what = "timeout=None" if explicit_none else "no timeout"
@@ -1042,13 +1076,14 @@ class CallWithoutTimeout(LintRule):
         note = in_test if in_test else " (a parameter's default: callers that pass a timeout override it)" \
             if default else " (chosen by a test of the configured timeout: none only when it asks for none)" \
             if opted_out else f" (handed to `{handed_to}`, which makes its requests out of sight: they may run" \
-            " under its deadline)" if handed_to else ""
+            " under its deadline)" if handed_to else f" (`{receiver}` is typed only by its annotation: `{factory}()`" \
+            " made it, and may give it a default timeout)" if factory else ""
         self.report(
             node,
             f"`{shown}(...)` has {what}: {spec.why}{note}",
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
-            severity="info" if in_test or default or opted_out or handed_to else spec.severity,
+            severity="info" if in_test or default or opted_out or handed_to or factory else spec.severity,
         )
 
 

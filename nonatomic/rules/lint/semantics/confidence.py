@@ -40,7 +40,8 @@ def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool 
     """None (the rule's own severity) when every link was seen, else `INFERRED`.  `handed`:
     the retry construct was handed the function itself (`Retrying()(fn)`, a task queue's
     `enqueue(fn, retry=...)`), so the writes of its own body are direct."""
-    if write is not None and (write.hops > int(handed) or not write.known or write.upsert or idempotent_as(write)):
+    if write is not None and (write.hops > int(handed) or not write.known or write.upsert or write.replaces
+                              or idempotent_as(write)):
         return INFERRED
     if not all(scope.known for scope in scopes) or any(scope.in_tests for scope in scopes):
         return INFERRED
@@ -73,6 +74,8 @@ def write_note(write: Write) -> str:
         return f" (a {method}, idempotent: a repeat {IDEMPOTENT_METHODS[method]})"
     if write.upsert:
         return " (its statements only merge, update or delete what they name: a repeat leaves the same state)"
+    if write.replaces:
+        return f" (`{write.replaces}=True`: a repeat puts the same state again)"
     if write.http and not write.named:
         also = ", and POST is also used for queries" if write.http == "POST" else ", and most PATCHes set fields"
         return f" (inferred from the HTTP verb: the URL does not name the endpoint{also})"

@@ -207,17 +207,21 @@ def _unwrap(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _picks_work(loop: cst.For, body: _Body) -> bool:
-    """The loop variable selects what the body works on: `items[i]`, `send(batch=i)`."""
+    """The loop variable selects what the body works on: `items[i]`, `send(batch=i)`, or
+    through a name the body computes from it (`port = start + offset; s.bind((host, port))`:
+    a scan of candidates, not one request repeated)."""
     if not isinstance(loop.target, cst.Name):
         return True
-    name = loop.target.value
-    if any(mentions(sub.slice[0], name) if sub.slice else False for sub in body.subscripts):
+    names = {loop.target.value}
+    names |= {target for target, values in body.assigned.items()
+              if any(mentions(value, name) for value in values for name in names)}
+    if any(mentions(sub.slice[0], name) if sub.slice else False for sub in body.subscripts for name in names):
         return True
     for call in body.calls:
         callee = dotted_name(call.func) or ""
         if callee.rsplit(".", 1)[-1].lower().strip("_") in _COUNTER_USES:
             continue
-        if any(mentions(arg.value, name) for arg in call.args):
+        if any(mentions(arg.value, name) for arg in call.args for name in names):
             return True
     return False
 

@@ -30,6 +30,7 @@ from nonatomic.rules.lint.semantics.callees import dotted_name, source
 from nonatomic.rules.lint.semantics.loops import calls_in, ifs_in, names_in
 from nonatomic.rules.lint.semantics.model import (
     CallSite,
+    FunctionFacts,
     ModuleModel,
     Retried,
     RetryScope,
@@ -122,6 +123,60 @@ def one_attempt(scope: RetryScope) -> bool:
     if isinstance(value, cst.Call) and _last(dotted_name(value.func)) == "stop_after_attempt" and value.args:
         value = value.args[0].value
     return _literal(value) == 1
+
+
+# Keywords that count attempts, and those that count retries after the first attempt.
+_ATTEMPT_WORDS = frozenset({"stop_max_attempt_number", "max_tries", "attempts", "tries", "stop_after_attempt"})
+_RETRY_WORDS = frozenset({"max_retries", "retries"})
+
+
+def attempts_of(scope: RetryScope, model: ModuleModel) -> int | None:
+    """How many attempts the scope makes at most, when its code says so plainly: tenacity's
+    `stop=stop_after_attempt(2)`, backoff's `max_tries=3`, `for attempt in range(RETRIES + 1)`
+    with `RETRIES = 1` a constant of the module; None otherwise."""
+    where = next((entry.function for entry in model.retried if entry.function is not None
+                  and any(s is scope for s in entry.scopes)), None)
+    if scope.kind == "loop":
+        loop = scope.node
+        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call) \
+                or _last(dotted_name(loop.iter.func)) != "range" or not 1 <= len(loop.iter.args) <= 2:
+            return None
+        bounds = [_int_value(arg.value, where, model) for arg in loop.iter.args]
+        if None in bounds:
+            return None
+        return bounds[0] if len(bounds) == 1 else bounds[1] - bounds[0]
+    arg = scope.config.get("stop") if scope.library is not None else None
+    if arg is None or arg.keyword is None:
+        return None
+    value, word = arg.value, arg.keyword.value
+    if isinstance(value, cst.Call) and _last(dotted_name(value.func)) == "stop_after_attempt" and value.args:
+        value, word = value.args[0].value, "stop_after_attempt"
+    count = _int_value(value, where, model)
+    if count is None or word not in _ATTEMPT_WORDS | _RETRY_WORDS:
+        return None
+    return count + 1 if word in _RETRY_WORDS else count
+
+
+def _int_value(expr: cst.BaseExpression, where: FunctionFacts | None, model: ModuleModel,
+               depth: int = 0) -> int | None:
+    """An integer the expression always has: a literal, a name assigned once (in the function
+    or the module) to one, or a sum or difference of those."""
+    if depth > 4:
+        return None
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+        left, right = (_int_value(side, where, model, depth + 1) for side in (expr.left, expr.right))
+        if left is None or right is None:
+            return None
+        return left + right if isinstance(expr.operator, cst.Add) else left - right
+    if isinstance(expr, cst.Name):
+        if where is not None and expr.value in where.param_names:
+            return None  # a caller may pass any count
+        local = where.assigned.get(expr.value) if where is not None else None
+        values = local if local else model.assigned.get(expr.value, [])
+        return _int_value(values[0], where, model, depth + 1) if len(values) == 1 else None
+    return None
 
 
 def _loop_stop(scope: RetryScope, model: ModuleModel) -> str:

@@ -62,6 +62,9 @@ class Write:
     # The statements it runs only merge, update or delete what they name (`MERGE (n {id: $id})
     # SET n += $props`, `INSERT ... ON CONFLICT DO UPDATE`): a repeat leaves the same state.
     upsert: bool = False
+    # The keyword that makes it replace what is there (`upload_blob(name, data, overwrite=True)`):
+    # a repeat puts the same state again.
+    replaces: str | None = None
 
 
 class ToolRegistry(NameLevels):
@@ -76,6 +79,8 @@ class ToolRegistry(NameLevels):
         self.not_writes = set(pack["not_writes"])
         self.applies_once = set(pack["applies_once"])
         self.client_parts = set(pack["client_parts"])
+        self.data_methods = set(pack["data_methods"])
+        self.replacing = set(pack["replacing_flags"])
         self.builders = set(pack["builders"])
         self.request_objects = set(pack["request_objects"])
         self.invocations = set(pack["tool_invocations"])
@@ -116,8 +121,8 @@ class ToolRegistry(NameLevels):
         method of an object its constructor or annotation made
         (`opensearchpy.OpenSearch.indices.create`), not the making of an object (a client,
         an exception)."""
-        if callee is None:
-            return False
+        if callee is None or callee.rsplit(".", 1)[-1] in self.data_methods:
+            return False  # `Response.model_validate(...)`: a value checked in memory
         if callee.startswith(self.client_types):
             return True
         return callee.split(".", 1)[0] in client_packages() and not client_class(callee)
@@ -227,7 +232,9 @@ class ToolRegistry(NameLevels):
         named = verb is not None and _names_endpoint(_url_of(carrier, where))
         texts = self._statements(carrier, shown.rsplit(".", 1)[-1], where, model) if verb is None else None
         upsert = bool(texts) and all(self._upserts(text) for text in texts)
-        return Write(shown, level, known=known, http=verb, named=named, upsert=upsert)
+        replaces = next((arg.keyword.value for arg in carrier.args if arg.keyword is not None
+                         and arg.keyword.value in self.replacing and calls.is_true(arg.value)), None)
+        return Write(shown, level, known=known, http=verb, named=named, upsert=upsert, replaces=replaces)
 
     def _statements(self, carrier: cst.Call, method: str, where: FunctionFacts | None, model: ModuleModel
                     ) -> list[str] | None:
