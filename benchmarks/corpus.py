@@ -20,6 +20,10 @@ PINNED = [
 ]
 
 
+# The Python a wheel is asked for when none is published for the running one.
+NEWEST_PYTHON = "3.13"
+
+
 def corpus_dir() -> Path:
     """Downloaded once into the temp dir (or NONATOMIC_BENCH_CORPUS) and reused."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "corpus"
@@ -34,11 +38,15 @@ def ensure_corpus(pins: list[str] = PINNED, root: Path | None = None) -> Path:
         return root
     wheels = root.parent / f"{root.name}-wheels"
     wheels.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-         "--dest", str(wheels), *pins],
-        check=True,
-    )
+    download = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
+                "--dest", str(wheels)]
+    quiet = {"stderr": subprocess.DEVNULL}  # a failed first try is retried below, loudly
+    if subprocess.run([*download, *pins], **quiet).returncode != 0:
+        # Only the source is read, never run: a wheel published for a newer Python than this
+        # one (`Requires-Python >=3.12`, a cp312 wheel) serves as well.
+        for pin in pins:
+            if subprocess.run([*download, pin], **quiet).returncode != 0:
+                subprocess.run([*download, "--python-version", NEWEST_PYTHON, pin], check=True)
     for wheel in sorted(wheels.glob("*.whl")):
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(root / wheel.name.split("-", 1)[0])
