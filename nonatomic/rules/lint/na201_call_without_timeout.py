@@ -12,6 +12,7 @@ from nonatomic.rules.lint.semantics.confidence import test_module
 from nonatomic.rules.lint.semantics.loops import ends_with, names_in
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.timeouts import in_process_transports, load_specs
+from nonatomic.rules.lint.semantics.tools import names_local_host
 from nonatomic.rules.lint.tree import walk
 
 DEFAULT_FIX_TIMEOUT = 30
@@ -25,6 +26,7 @@ _KILLS = frozenset({"kill", "killpg", "terminate", "send_signal"})
 _CAPTURES = frozenset({"capture_output", "stdout", "stderr", "input"})
 _CLI_MODULES = frozenset({"argparse", "click", "typer"})
 _CLIENT_WORDS = frozenset({"client", "session"})
+_DESTINATIONS = frozenset({"url", "host", "address", "base_url"})
 
 
 class CallWithoutTimeout(LintRule):
@@ -79,7 +81,10 @@ class CallWithoutTimeout(LintRule):
     where they may run under that function's own deadline; and so is a request
     on a client typed only by its annotation and made by a factory of another
     module (`self._http: requests.Session = _build_http_session()`), which may
-    hand back a subclass or a session configured with a default timeout. A test's own calls (in a function named
+    hand back a subclass or a session configured with a default timeout; and
+    so is a call to this machine, written as such (`"http://localhost:8000"`,
+    `smtplib.SMTP("127.0.0.1", port)`): a closed port fails at once, and only a
+    local server that stalls can hold it. A test's own calls (in a function named
     `test_*`, or anywhere in a module of tests: one that defines `test_*`
     functions or a `TestCase`) are `info` too: a hang there stops one test
     run, which has a deadline of its own, not a service.
@@ -741,6 +746,14 @@ class CallWithoutTimeout(LintRule):
                     def fetch_token(self, token_url, headers, data):
                         return self._http_session.post(token_url, headers=headers, data=data)
                 """, line=9, severity="info"),
+        # To this machine: a closed port fails at once; only a local server that stalls holds it.
+        Invalid("""
+                import smtplib
+
+                def send_to_sink(port, message):
+                    with smtplib.SMTP("127.0.0.1", port) as server:
+                        server.send_message(message)
+                """, line=4, severity="info"),
         # ... but handed to a function of this module that sends with no deadline: seen, so reported.
         Invalid("""
                 import httpx
@@ -1057,6 +1070,7 @@ class CallWithoutTimeout(LintRule):
         handed_to = self._handed_to(node, callee) if self._methods(callee) else None
         receiver = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
         factory = self._factories.get(receiver) if receiver is not None else None
+        local = any(names_local_host(value) for value in _destinations(node))
         short = callee.rsplit(".", 2)
         shown = ".".join(short[-2:]) if len(short) > 1 else callee
         what = "timeout=None" if explicit_none else "no timeout"
@@ -1077,13 +1091,14 @@ class CallWithoutTimeout(LintRule):
             if default else " (chosen by a test of the configured timeout: none only when it asks for none)" \
             if opted_out else f" (handed to `{handed_to}`, which makes its requests out of sight: they may run" \
             " under its deadline)" if handed_to else f" (`{receiver}` is typed only by its annotation: `{factory}()`" \
-            " made it, and may give it a default timeout)" if factory else ""
+            " made it, and may give it a default timeout)" if factory else " (to this machine: only a local" \
+            " server that stalls holds it)" if local else ""
         self.report(
             node,
             f"`{shown}(...)` has {what}: {spec.why}{note}",
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
-            severity="info" if in_test or default or opted_out or handed_to or factory else spec.severity,
+            severity="info" if in_test or default or opted_out or handed_to or factory or local else spec.severity,
         )
 
 
@@ -1122,6 +1137,17 @@ def _enters_deadline(node: cst.With, names: frozenset[str]) -> bool:
         or isinstance(item.item, cst.Name) and item.item.value in names
         for item in node.items
     )
+
+
+def _destinations(call: cst.Call) -> list[cst.BaseExpression]:
+    """Where the call connects, as written: its first argument (`requests.get(url)`,
+    `smtplib.SMTP(host, port)`, the host of `create_connection((host, port))`), or a
+    `url=` / `host=` keyword."""
+    found = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _DESTINATIONS]
+    first = call.args[0].value if call.args and call.args[0].keyword is None else None
+    if isinstance(first, cst.Tuple) and first.elements:
+        first = first.elements[0].value
+    return found + ([first] if first is not None else [])
 
 
 def _client_keyword(arg: cst.Arg) -> bool:

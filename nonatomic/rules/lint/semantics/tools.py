@@ -86,7 +86,6 @@ class ToolRegistry(NameLevels):
         self.invocations = set(pack["tool_invocations"])
         self.inference = tuple(pack["inference_calls"])
         self.inference_with_model = tuple(pack["inference_calls_with_model"])
-        self.local_hosts = tuple(pack["local_hosts"])
         self.inference_paths = tuple(pack["inference_paths"])
         self.inference_paths_with_model = tuple(pack["inference_paths_with_model"])
         self.inference_names = set(pack["inference_names"])
@@ -336,9 +335,10 @@ class ToolRegistry(NameLevels):
     def _external(self, verb: str, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) -> bool:
         """An HTTP write that changes something outside: not to this machine, and not a
         POST that asks a model or runs a query (by its URL or the function it is in)."""
-        text = _string_start(url) if (url := _url_of(carrier, where)) is not None else None
-        if text is not None and any(host in text for host in self.local_hosts):
+        url = _url_of(carrier, where)
+        if url is not None and names_local_host(url):
             return False
+        text = _string_start(url) if url is not None else None
         return verb != "POST" or not (self._inference_url(text, carrier, where, model) or self._inference_name(where))
 
     def _inference_url(self, text: str | None, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel
@@ -603,6 +603,13 @@ def _literal_text(expr: cst.BaseExpression) -> str | None:
         left, right = _literal_text(expr.left), _literal_text(expr.right)
         return None if left is None or right is None else left + right
     return _string_start(expr)
+
+
+def names_local_host(expr: cst.BaseExpression) -> bool:
+    """A URL or host literal (or an f-string's literal start) naming this machine
+    (`"http://localhost:8000/..."`, `"127.0.0.1"`)."""
+    text = _string_start(expr)
+    return text is not None and any(host in text for host in tool_pack()["local_hosts"])
 
 
 def _string_start(expr: cst.BaseExpression) -> str | None:
