@@ -4,13 +4,14 @@ from __future__ import annotations
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
+from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.confidence import INFERRED, severity, shape_note, write_note
 from nonatomic.rules.lint.semantics.loops import not_applied_words
 from nonatomic.rules.lint.semantics.model import ModuleModel, Retried, RetryScope
 from nonatomic.rules.lint.semantics.pacing import adapts, one_attempt
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.retry import RetryProvider
-from nonatomic.rules.lint.semantics.retryable import gives_up_on_timeout, undone_by
+from nonatomic.rules.lint.semantics.retryable import gives_up_on_timeout, module_constants, refused_only, undone_by
 from nonatomic.rules.lint.semantics.tool_config import LEVELS
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
@@ -28,7 +29,8 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     workflow engines, agent frameworks and transports retry too: Celery tasks
     with `autoretry_for` or `self.retry(...)`, Prefect `@task(retries=...)`,
     dramatiq actors, huey `retries=`, Temporal activities (by the server's default,
-    or by the `retry_policy` of the module's own `workflow.execute_activity`:
+    `info`: the code that starts the activity, often another module, sets its
+    policy; or by the `retry_policy` of the module's own `workflow.execute_activity`:
     `maximum_attempts=1` is one attempt), Dagster and rq retry
     policies, arq `raise Retry`, a pydantic-ai tool raising `ModelRetry` after its
     write, agno `Agent(retries=...)` (its tools), a requests Session with a
@@ -80,7 +82,10 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     transaction function handed to it (`session.execute_write(upsert_node)`).
     A retry construct told to stop after its first attempt
     (`stop_max_attempt_number=1`, `stop_after_attempt(1)`) repeats nothing and
-    is not reported. A write whose handler undoes the attempt before the retry
+    is not reported; nor is a call that tells the module's own retry helper not
+    to go round (`self._retrying(op, idempotent=False)`, `retries=0`), nor a
+    loop that goes round only on an HTTP 429, which refuses the request
+    unprocessed, and leaves on every exception. A write whose handler undoes the attempt before the retry
     (`self._rollback_partial_connect()`) is `info` as well: clean only if the
     undo reaches what the attempt did, which the code cannot show. So is a
     retry in a test module (one that defines `test_*` functions or a
@@ -138,6 +143,47 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # Round again only on a 429, which refuses the request unprocessed; any exception
+        # (a timeout included) leaves: no attempt whose outcome is unknown is repeated.
+        """
+
+            import time
+            import httpx
+
+            def request_device_code(issuer, client_id):
+                resp = None
+                for attempt in range(1, 5):
+                    try:
+                        with httpx.Client(timeout=15.0) as client:
+                            resp = client.post(f"{issuer}/api/accounts/deviceauth/usercode", json={"client_id": client_id})
+                    except Exception as exc:
+                        raise RuntimeError(f"Failed to request device code: {exc}") from exc
+                    if resp.status_code != 429:
+                        break
+                    time.sleep(2 ** attempt)
+                return resp
+            """,
+        # The module's retry helper told not to go round for this call: it runs it once.
+        """
+
+            import asyncio
+
+            class Drive:
+                async def _retrying(self, op, *, label, idempotent=True):
+                    attempts = 1
+                    while True:
+                        try:
+                            return await op()
+                        except Exception:
+                            if not idempotent or attempts > 3:
+                                raise
+                            await asyncio.sleep(2 ** attempts)
+                            attempts += 1
+
+                async def start_upload(self, session_request):
+                    return await self._retrying(lambda: self.api.send_raw(session_request), label="session",
+                                                idempotent=False)
+            """,
         # A retry told to stop after its first attempt never goes round: it retries nothing.
         """
             import requests
@@ -1272,6 +1318,8 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 def refund(payments, order):
                     payments.refund(order.charge_id)
                 """, line=6, severity="info"),
+        # A Temporal activity is retried by the server's default policy, unless the code that
+        # starts it (often another module, often with `maximum_attempts=1`) says otherwise: info.
         Invalid("""
 
                 from temporalio import activity
@@ -1279,7 +1327,7 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 @activity.defn
                 async def book_room(slot: dict) -> str:
                     return await HOTEL_API.book_room(slot)
-                """, line=6),
+                """, line=6, severity="info"),
         Invalid("""
 
                 from datetime import timedelta
@@ -1696,17 +1744,29 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
         settings = self.context.settings
         self.registry = ToolRegistry.for_table(settings.tools if settings is not None else None)
         self.min_level = LEVELS.index(self.context.options.get("min-level", "low"))
-        self.pre_send = set(load_pack("retry")["pre_send_exceptions"])
+        retry = load_pack("retry")
+        self.pre_send = set(retry["pre_send_exceptions"])
+        self.no_retry = set(retry["no_retry_flags"]) | set(retry["no_retry_counts"])
+
+    def _told_once(self, scope: RetryScope) -> bool:
+        """The module's retry helper called with a keyword that tells it not to go round
+        (`self._retrying(op, idempotent=False)`): it runs the operation once."""
+        if scope.kind != "helper" or not isinstance(scope.node, cst.Call):
+            return False
+        return any(arg.keyword is not None and arg.keyword.value in self.no_retry and calls.is_false(arg.value)
+                   for arg in scope.node.args)
 
     def visit_Module(self, node: cst.Module) -> None:
         model = self.get_metadata(RetryProvider, node)
+        constants = module_constants(node)
         reported: set[int] = set()
         for retried in model.retried:
-            if id(retried.node) in reported or all(one_attempt(scope) for scope in retried.scopes):
+            if id(retried.node) in reported or all(one_attempt(scope) or self._told_once(scope)
+                                                   for scope in retried.scopes):
                 continue
             if all(scope.refused or scope.catches_only(self.pre_send, not_applied_words())
-                   for scope in retried.scopes):
-                continue
+                   or refused_only(scope, constants) for scope in retried.scopes):
+                continue  # every round follows an attempt that provably did not land
             if all(_searches(scope, retried, model) for scope in retried.scopes):
                 continue  # each round sends a changed request (`name = f"{base}_v{i}"`): a search
             write = self.registry.retried_write(retried, model)

@@ -10,10 +10,9 @@ from nonatomic.rules.lint.semantics.model import RetryScope
 from nonatomic.rules.lint.semantics.pacing import one_attempt
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.retryable import (
-    else_leaves,
-    goes_round,
     handlers_in,
     is_catch_all,
+    loop_statuses,
     module_constants,
     non_retryable,
     predicate_tests,
@@ -396,8 +395,7 @@ class RetryOnNonRetryable(LintRule):
     def _statuses(self, scope: RetryScope) -> tuple[cst.CSTNode, list[int]] | None:
         """The test that sends a non-retryable status round again, and those statuses."""
         if scope.kind == "loop":
-            branches = [(b.test, goes_round(b.body), else_leaves(b)) for b in _ifs(scope.node.body)]
-            falls_round = goes_round(scope.node.body)
+            retried = loop_statuses(scope.node, self.constants)
         elif "statuses" in scope.config:  # `Retry(status_forcelist=[...])`
             setting = scope.config["statuses"].value
             codes = non_retryable(status_set(setting, self.constants) or set())
@@ -406,8 +404,7 @@ class RetryOnNonRetryable(LintRule):
             predicate = scope.config.get("predicate")
             tests = predicate_tests(predicate.value, self.functions) if predicate is not None else []
             branches = [(test, True, False) for test in tests]  # a predicate's truth is "retry"
-            falls_round = False
-        retried = retried_statuses(branches, self.constants, falls_round=falls_round)
+            retried = retried_statuses(branches, self.constants)
         codes = non_retryable(set(retried))
         return (retried[codes[0]], codes) if codes else None
 
@@ -422,16 +419,6 @@ def _catch_all_spelling(scope: RetryScope, names: tuple[str, ...]) -> str:
         return "every exception (a bare `except:`)"
     broad = next((name for name in names if is_catch_all(name)), None)
     return f"every exception (`{broad}`)" if broad else "every exception (no predicate is given)"
-
-
-def _ifs(node: cst.CSTNode) -> list[cst.If]:
-    """`if` statements of a loop body in source order, not in nested functions or loops."""
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
-        return []
-    found = [node] if isinstance(node, cst.If) else []
-    for child in walk.children(node):
-        found += _ifs(child)
-    return found
 
 
 def _catch_all_handler(scope: RetryScope) -> cst.ExceptHandler | None:

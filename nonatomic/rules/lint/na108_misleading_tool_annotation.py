@@ -39,6 +39,9 @@ class MisleadingToolAnnotation(LintRule):
     what they name). A write known only by its name, such as a method of the
     package's own class defined in another module, or one reached through a
     helper, is reported at `info`: the annotation's author can read that body.
+    A typed message sent through a transport (`client.send_websocket_message(
+    {"type": "config/entity_registry/list"})`) is judged by its type: one whose
+    last part names no write verb is a read.
 
     ## Example
     ```python
@@ -70,6 +73,21 @@ class MisleadingToolAnnotation(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A typed message whose type reads (`.../list`, `lovelace/config`): the send is no write.
+        """
+
+            from typing import Any
+
+            def register_tools(mcp: Any, client: Any) -> None:
+                @mcp.tool(annotations={"readOnlyHint": True})
+                async def list_helpers(helper_type: str) -> dict:
+                    message = {"type": f"{helper_type}/list"}
+                    return await client.send_websocket_message(message)
+
+                @mcp.tool(annotations={"readOnlyHint": True})
+                async def get_dashboard(url_path: str) -> dict:
+                    return await client.send_websocket_message({"type": "lovelace/config", "url_path": url_path})
+            """,
         # The write passes a stable key: the promise is kept.
         """
 

@@ -5,7 +5,8 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
-from nonatomic.rules.lint.semantics.callees import CalleeProvider
+from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name, source
+from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.tree import walk
 from nonatomic.rules.lint.semantics.redis import (
     TTL_KEYWORDS,
@@ -23,6 +24,27 @@ _SET_NX_POSITION = 4
 _LOCK_CLASSES = {
     "redis.lock.Lock": ("timeout", 2), "redis.asyncio.lock.Lock": ("timeout", 2), "redis_lock.Lock": ("expire", 2),
 }
+
+
+# A value serialised from a document (`json.dumps(config)`, `self._serialize(config)`): the
+# SET NX stores a record only if it is absent, it takes no lock.
+_SERIALISERS = frozenset({"dumps", "serialize", "serialise", "model_dump_json", "to_json", "json"})
+_LOCK_WORDS = frozenset({"lock", "locks", "mutex", "leader", "lease", "owner", "semaphore"})
+
+
+def _stores_record(node: cst.Call) -> bool:
+    """`set(key, json.dumps(config), nx=True)` under a key not named for a lock: an insert
+    of a lasting record if it is absent (a second insert is refused), not a lock to release."""
+    plain = calls.positional(node)
+    if len(plain) < 2:
+        return False
+    key, value = plain[0].value, plain[1].value
+    if _LOCK_WORDS & set(word_list(source(key))):
+        return False
+    if isinstance(value, cst.Dict):
+        return True
+    name = dotted_name(value.func) if isinstance(value, cst.Call) else None
+    return name is not None and name.rsplit(".", 1)[-1].lstrip("_") in _SERIALISERS
 
 
 class LockWithoutTtl(LintRule):
@@ -48,6 +70,10 @@ class LockWithoutTtl(LintRule):
     crash between them leaves a lock with no TTL. The classic SETNX lock is not:
     it stores the holder's deadline as the value, and a function that also
     takes a stale lock over with `getset` lets a dead holder's lock expire.
+
+    A `set(key, json.dumps(record), nx=True)` that stores a serialised record
+    (a document, a config) under a key not named for a lock is an insert only
+    if absent, which must last: it is not flagged.
 
     Receivers are recognised when they are built by a Redis constructor in the
     file, named like a client (`self.redis`, `redis_client`), annotated with a
@@ -91,6 +117,19 @@ class LockWithoutTtl(LintRule):
     METADATA_DEPENDENCIES = (CalleeProvider, RedisCallProvider)
 
     VALID = [
+        # Insert a lasting record only if it is absent: no lock, and an expiry would lose it.
+        """
+            import redis.asyncio as redis
+
+            class AgentStore:
+                def __init__(self, url):
+                    self.redis = redis.from_url(url)
+
+                async def insert(self, config):
+                    was_set = await self.redis.set(self._key(config.name), self._serialize(config), nx=True)
+                    if not was_set:
+                        raise ValueError(f"Agent '{config.name}' already exists")
+            """,
         """
             import redis
             r = redis.Redis()
@@ -380,7 +419,7 @@ class LockWithoutTtl(LintRule):
 
     def _check_set(self, node: cst.Call, found: RedisCall) -> None:
         nx = calls.argument(node, ("nx",), _SET_NX_POSITION)
-        if nx is None or literal_truth(nx.value) is not True:
+        if nx is None or literal_truth(nx.value) is not True or _stores_record(node):
             return
         plain = calls.positional(node)
         given = [calls.argument(node, (keyword,), position) for position, keyword in zip(_SET_TTL_POSITIONS, TTL_KEYWORDS)]

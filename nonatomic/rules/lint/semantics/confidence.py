@@ -90,6 +90,8 @@ def shape_note(scope: RetryScope) -> str:
         return tests
     if scope.by_name:
         shape = " (taken for a retry from its name)"
+    elif scope.policy_elsewhere:
+        shape = " (retried by its framework's default policy, which the code that starts it may change)"
     elif "inferred" in scope.config:
         shape = " (taken for a retry from its keywords)"
     else:

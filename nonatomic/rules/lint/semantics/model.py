@@ -54,11 +54,18 @@ class RetryScope:
         return bool(self.refused_on)
 
     @property
+    def policy_elsewhere(self) -> bool:
+        """A framework's task retried by its default policy, which the code that starts it
+        sets (a Temporal activity: `execute_activity(..., retry_policy=...)`, often in
+        another module, often `maximum_attempts=1`)."""
+        return self.construct is not None and bool(self.construct.entry.get("policy_elsewhere"))
+
+    @property
     def known(self) -> bool:
         """Seen, not inferred from a loop's shape or a name: a retry construct (not one guessed
         from a keyword every queue uses), or a loop that counts its attempts (`for attempt in
         range(3)`, `while attempt < max_retries`)."""
-        if self.by_name:
+        if self.by_name or self.policy_elsewhere:
             return False  # what it retries on, and how often, is not in sight
         if "inferred" in self.config and self.construct is not None:
             return not self.construct.entry.get("by_keyword_guess")  # `@x.task(retries=3)` of some queue

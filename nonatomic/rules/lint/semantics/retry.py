@@ -533,8 +533,7 @@ class _Resolver:
             if facts is None:
                 continue
             for scope in list(facts.scopes):
-                elsewhere = scope.construct is not None and scope.construct.entry.get("policy_elsewhere")
-                if elsewhere and scope.library == construct.library:
+                if scope.policy_elsewhere and scope.library == construct.library:
                     facts.scopes.remove(scope)
                     self.model.scopes.remove(scope)
 

@@ -110,7 +110,7 @@ def retries_on(scope: RetryScope) -> RetriesOn | None:
         return RetriesOn(not scope.caught or any(is_catch_all(n) for n in scope.caught), scope.caught)
     if scope.kind == "loop" or "opaque" in scope.config or "exclude" in scope.config:
         return None  # a policy out of sight, or one that names what it does not retry
-    if scope.construct is not None and scope.construct.entry.get("policy_elsewhere"):
+    if scope.policy_elsewhere:
         return None
     if "inferred" in scope.config and "predicate" not in scope.config:
         return None  # known by a keyword only: its default is not assumed
@@ -310,7 +310,7 @@ def retried_statuses(
     `branches`: the tests in order, each with whether its branch goes round again
     (`True`) or leaves (`False`), and whether its `else:` leaves.  The first test that holds for a status decides it;
     one that cannot be told for it leaves it undecided (not retried).  `if code not in
-    S: return` sends the statuses of S round.  `falls_round`: a status no test decides
+    S: return` sends the statuses of S round, as `if code != 429: break` sends 429.  `falls_round`: a status no test decides
     reaches the end of the loop body and goes round too."""
     retried = {}
     for code in range(100, 600):
@@ -333,10 +333,38 @@ def retried_statuses(
     return retried
 
 
+def loop_statuses(loop: cst.For | cst.While, constants) -> dict[int, cst.BaseExpression]:
+    """The statuses a hand-written loop's tests send round again (`if r.status_code != 429:
+    break`), each with the test that does it."""
+    branches = [(branch.test, goes_round(branch.body), else_leaves(branch)) for branch in _ifs(loop.body)]
+    return retried_statuses(branches, constants, falls_round=goes_round(loop.body))
+
+
+def refused_only(scope: RetryScope, constants) -> bool:
+    """A loop that goes round only on an answer refusing the request unprocessed (HTTP 429,
+    `refused_statuses` in non_retryable.yaml), and never on an exception: no attempt that
+    timed out, or whose outcome is unknown, is repeated."""
+    if scope.kind != "loop" or scope.caught is not None:
+        return False
+    statuses = set(loop_statuses(scope.node, constants))
+    return bool(statuses) and statuses <= set(pack()["refused_statuses"])
+
+
+def _ifs(node: cst.CSTNode) -> list[cst.If]:
+    """`if` statements of a loop body in source order, not in nested functions or loops."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
+        return []
+    found = [node] if isinstance(node, cst.If) else []
+    for child in walk.children(node):
+        found += _ifs(child)
+    return found
+
+
 def _not_in(test: cst.BaseExpression) -> bool:
+    """`code not in S` or `code != 429`: the statuses it excludes are the ones that stay."""
     return (
         isinstance(test, cst.Comparison) and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, cst.NotIn)
+        and isinstance(test.comparisons[0].operator, (cst.NotIn, cst.NotEqual))
     )
 
 

@@ -96,6 +96,7 @@ class ToolRegistry(NameLevels):
         self.statement_appends = set(pack["statement_appends"])
         self.statement_conditions = tuple(pack["statement_conditions"])
         self.dispatchers = pack["tool_dispatchers"]
+        self.message_sends = pack["message_sends"]
         self.hint_names = pack["tool_annotations"]
         self.sdk = [(entry, tuple(entry["calls"])) for entry in pack["sdk"]]
         self.key_names = {normal_key(k) for k in [*pack["idempotency_keys"], *table.get("idempotency_keys", [])]}
@@ -157,6 +158,9 @@ class ToolRegistry(NameLevels):
         dispatched = self._dispatched(method, carrier)
         if dispatched is not None:
             return dispatched
+        typed = self._typed_message(method, carrier, where)
+        if typed is not None:
+            return typed or None
         if callee is not None:
             sdk = self._sdk_write(callee, method, carrier, where, model)
             if sdk is not None:
@@ -276,6 +280,26 @@ class ToolRegistry(NameLevels):
             return None
         level = "high" if self._user_kind([name]) == "write" else self.name_level(name)[0]
         return Write(f"{method}({name!r})", self.levels.get(name, level)) if level else None
+
+    def _typed_message(self, method: str, carrier: cst.Call, where: FunctionFacts | None) -> Write | bool | None:
+        """A typed message's send judged by its type (`{"type": f"{kind}/list"}` reads):
+        the write it makes, False when its type names no write, None when the call is not
+        such a send or its message is not written out here."""
+        if method not in self.message_sends["methods"] or not carrier.args:
+            return None
+        message = carrier.args[0].value
+        if isinstance(message, cst.Name) and where is not None and len(where.assigned.get(message.value, [])) == 1:
+            message = where.assigned[message.value][0]  # `message = {...}` just before
+        if not isinstance(message, cst.Dict):
+            return None
+        kind = next((text for element in message.elements if isinstance(element, cst.DictElement)
+                     and _string_start(element.key) in self.message_sends["keys"]
+                     and (text := _string_start(element.value))), None)
+        if kind is None:
+            return None
+        last = re.split(r"[/.:]", kind.rstrip("/"))[-1]
+        level = self.name_level(last)[0] if last else None
+        return Write(f"{method}({kind!r})", level) if level and level != "none" else False
 
     def hint(self, facts: FunctionFacts, which: str) -> cst.BaseExpression | None:
         """The value of an MCP annotation (`read_only`, `idempotent`, `destructive`) given
