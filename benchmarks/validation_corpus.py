@@ -226,6 +226,24 @@ FINAL_4 = [
 ]
 
 
+# A fifth final set, picked at random from a fresh pool after the fixes the fourth one's
+# review led to: linted once, with the final rules, and judged blind.
+FINAL_5 = [
+    "aa-killtracker==2.1.0", "agent-framework-a2a==1.0.0b261022",
+    "agent-framework-orchestrations==1.4.0", "agent-framework-redis==1.0.0b261022",
+    "agentlightning==0.3.0", "aigie==0.5.0", "alita-sdk==0.5.18", "analytics-mcp==0.8.0",
+    "awslabs-billing-cost-management-mcp-server==0.0.42", "awslabs-redshift-mcp-server==0.1.2",
+    "botframework-connector==4.17.1", "cua-auto==0.1.2", "dagster-celery==0.29.27",
+    "django-templated-email==3.1.1", "genagent==0.4.1", "jcodemunch-mcp==1.108.399",
+    "judgeval==1.6.0", "kanban-framework==0.199.2", "kglite==0.21.2", "langchain-daytona==0.0.9",
+    "livekit-plugins-aws==1.8.9", "mcp-use==1.7.1", "mcp-yahoo-finance==0.2.0", "memkraft==4.5.0",
+    "microsoft-agents-authentication-msal==1.9.0", "microsoft-teams-apps==2.1.1",
+    "office-powerpoint-mcp-server==2.0.7", "prefect-client==3.9.0", "pyrofork==2.3.69",
+    "serena-agent==2.1.0", "toolbox-adk==1.4.0", "toolguard==0.2.21", "uipath-mcp==0.3.2",
+    "zendriver==0.17.1",
+]
+
+
 def half_dir(half: str) -> Path:
     """One folder per half, under the temp dir or NONATOMIC_VALIDATION_CORPUS."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "unseen"
@@ -235,7 +253,7 @@ def half_dir(half: str) -> Path:
 HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh": FRESH, "fresh2": FRESH2,
           "last": LAST, "latest": LATEST, "read-last": READ_LAST, "final": FINAL,
           "read-2": READ_2, "final-2": FINAL_2, "final-3": FINAL_3,
-          "final-4": FINAL_4}
+          "final-4": FINAL_4, "final-5": FINAL_5}
 """Every set by name, in the order they were picked."""
 
 
