@@ -163,6 +163,23 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     time.sleep(2 ** attempt)
                 return resp
             """,
+        # A model call through the SDK's raw-response accessor is inference, not a write.
+        """
+
+            import time
+            from openai import OpenAI, RateLimitError
+
+            class Llm:
+                def __init__(self):
+                    self.client = OpenAI(timeout=60)
+
+                def complete(self, messages, model="gpt-4o"):
+                    for _ in range(5):
+                        try:
+                            return self.client.chat.completions.with_raw_response.create(model=model, messages=messages)
+                        except RateLimitError:
+                            time.sleep(5)
+            """,
         # The module's retry helper told not to go round for this call: it runs it once.
         """
 

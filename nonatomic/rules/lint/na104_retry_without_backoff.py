@@ -52,7 +52,10 @@ class RetryWithoutBackoff(LintRule):
     two attempts at most (`stop_after_attempt(2)`, `range(RETRIES + 1)` with
     `RETRIES = 1` a constant): one retry has one wait, nothing to grow, and no
     wave follows it. A loop whose rounds each try another candidate, computed
-    from the loop variable (`port = start + offset`), is a scan, not a retry. A
+    from the loop variable (`port = start + offset`), is a scan, not a retry;
+    a loop of reads that goes round only while nothing listens yet
+    (`ConnectError`, `ConnectionRefusedError`) waits for a server to start; a
+    Celery `self.retry(eta=exc.retry_at)` waits as long as the server said. A
     loop or a retry construct that goes round only on a malformed answer that
     arrived (`except json.JSONDecodeError`,
     `retry_if_exception_type(ValidationError)`, an `OutputParserException`, a
@@ -168,6 +171,38 @@ class RetryWithoutBackoff(LintRule):
                             if attempt == attempts - 1:
                                 raise
                             time.sleep(0.25)
+            """,
+        # A readiness probe: a read that goes round only while nothing listens yet.
+        """
+
+            import asyncio
+            import httpx
+
+            async def wait_for_server(url, max_retries=30, retry_delay=1):
+                for attempt in range(max_retries):
+                    try:
+                        async with httpx.AsyncClient() as client:
+                            await client.get(url, timeout=2.0)
+                            return
+                    except (httpx.ConnectError, httpx.ConnectTimeout):
+                        if attempt == max_retries - 1:
+                            raise
+                        await asyncio.sleep(retry_delay)
+            """,
+        # A Celery retry at the time the server said its rate limit lifts: its pace, not a fixed one.
+        """
+
+            from celery import shared_task
+
+            @shared_task(bind=True, max_retries=None)
+            def send_messages(self, webhook_pk):
+                webhook = Webhook.objects.get(pk=webhook_pk)
+                message = webhook.dequeue_message()
+                try:
+                    webhook.send_message(message)
+                except WebhookRateLimitExhausted as exc:
+                    webhook.enqueue_message(message)
+                    raise self.retry(eta=exc.retry_at, exc=exc)
             """,
         # A scan: each round tries the next port, computed from the loop variable.
         """

@@ -611,9 +611,9 @@ def _loop_matters(scope: RetryScope, entries: list[Retried], model: ModuleModel,
         return False
     if _writes(entries, model, registry):
         return True
-    not_yet = set(_pack()["not_yet_errors"])
+    not_yet = set(_pack()["not_yet_errors"]) | set(_pack()["not_up_errors"])
     if scope.caught is None or (scope.caught and all(_last(name) in not_yet for name in scope.caught)):
-        return False  # no `except`, or only "not there yet": a read polled until visible
+        return False  # no `except`, or only "not there (or up) yet": a read polled until visible
     return not _polls(scope.node, entries) and any(_external(entry, model, registry) for entry in entries)
 
 

@@ -86,6 +86,7 @@ class ToolRegistry(NameLevels):
         self.invocations = set(pack["tool_invocations"])
         self.inference = tuple(pack["inference_calls"])
         self.inference_with_model = tuple(pack["inference_calls_with_model"])
+        self.response_accessors = set(pack["response_accessors"])
         self.inference_paths = tuple(pack["inference_paths"])
         self.inference_paths_with_model = tuple(pack["inference_paths_with_model"])
         self.inference_names = set(pack["inference_names"])
@@ -319,6 +320,8 @@ class ToolRegistry(NameLevels):
         """A model call (`client.chat.completions.create(model=...)`): not a write."""
         if name is None:
             return False
+        # `chat.completions.with_raw_response.create`: the same call, handing back the raw response
+        name = ".".join(part for part in name.split(".") if part not in self.response_accessors)
         if any(fnmatchcase(name, pattern) for pattern in self.inference):
             return True
         return any(fnmatchcase(name, pattern) for pattern in self.inference_with_model) and (
