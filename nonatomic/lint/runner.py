@@ -308,11 +308,16 @@ def _syntax_error(relpath: str, error: Exception | None) -> list[Finding]:
 #   almost always a fixture broken on purpose, for a parser's or loader's error path.
 # - A vendored copy of another project (`pip/_vendor/`, `third_party/`): replaced by a newer
 #   copy, never edited in place, so what is found there is upstream's to fix.
+# - A project template (cookiecutter's `{{cookiecutter.name}}/`, a copier or Jinja
+#   `{{ package_name }}.py`): its placeholders are filled in before it is Python, so it does
+#   not parse as shipped, and what is found in it belongs to the project it becomes.
 _TEST_DIRS = frozenset({"test", "tests", "testing", "test_files", "testdata", "test_data", "fixtures"})
 _VENDOR_DIRS = frozenset({"_vendor", "vendor", "vendored", "_vendored", "third_party", "_third_party", "thirdparty"})
 
 
 def _tree_note(relpath: str) -> str | None:
+    if "{{" in relpath or "{%" in relpath:
+        return "in a project template"
     *folders, name = re.split(r"[/\\]", relpath)
     folders = [folder.lower() for folder in folders]
     if any(folder in _VENDOR_DIRS for folder in folders):

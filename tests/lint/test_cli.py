@@ -304,6 +304,19 @@ def test_findings_in_a_test_tree_are_info(project):
                      ("contests/tool.py", "NA201", "error")}
 
 
+def test_findings_in_a_project_template_are_info(project):
+    # A scaffolding tool ships templates whose placeholders are filled in before they are Python.
+    write(project, "cli/templates/{{ toolkit_name }}/{{ package_name }}/__main__.py",
+          "from {{ package_name }} import app\n")
+    write(project, "cli/templates/{{cookiecutter.slug}}/tool.py", HAZARD)
+    write(project, "cli/templates/render.py", HAZARD)
+    found = {(f["path"], f["code"], f["severity"], f["message"].endswith("(in a project template)"))
+             for f in json.loads(run("--format", "json", ".").stdout)}
+    assert found == {("cli/templates/{{ toolkit_name }}/{{ package_name }}/__main__.py", "NA000", "info", True),
+                     ("cli/templates/{{cookiecutter.slug}}/tool.py", "NA201", "info", True),
+                     ("cli/templates/render.py", "NA201", "error", False)}
+
+
 def test_findings_in_vendored_code_are_info(project):
     # A vendored copy is replaced by upstream's next release, never fixed in place.
     write(project, "pkg/_vendor/jwt/jwks.py", HAZARD)
