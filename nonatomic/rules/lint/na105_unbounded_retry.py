@@ -34,7 +34,10 @@ class UnboundedRetry(LintRule):
     that goes round only on a malformed answer (a pydantic `ValidationError`,
     `json.JSONDecodeError`, an `OutputParserException`). A give-up test that calls
     a function (`if not self.recovers_from(error): raise`) may count attempts
-    out of sight and is taken as a limit. stamina, LangChain `.with_retry()`
+    out of sight and is taken as a limit, and so is a tenacity `retry=`
+    predicate of the code's own that reads the attempt number or the time since
+    the start (tenacity hands it the retry state), or one defined in another
+    module. stamina, LangChain `.with_retry()`
     and LangGraph `RetryPolicy` stop by default. Frameworks are read by their
     own settings: Celery's `max_retries=None` and a Temporal `RetryPolicy`
     with `maximum_attempts=0` (or without it, or none given to
@@ -270,8 +273,45 @@ class UnboundedRetry(LintRule):
                                                           start_to_close_timeout=timedelta(seconds=30),
                                                           retry_policy=RetryPolicy(maximum_attempts=1))
             """,
+        # tenacity hands `retry=` the retry state: a predicate of the code's own that reads the
+        # attempt number gives up by itself, and one defined in another module may.
+        """
+
+            from tenacity import retry, wait_exponential
+            from .retries import SNAPSHOT_RETRY
+
+            def transient(state):
+                if isinstance(state.outcome.exception(), RateLimited):
+                    return state.attempt_number < 10
+                return state.attempt_number < 3
+
+            @retry(retry=transient, wait=wait_exponential(max=30), reraise=True)
+            def create_snapshot(api, name):
+                return api.snapshots.create(name)
+
+            @retry(retry=SNAPSHOT_RETRY, wait=wait_exponential(max=30), reraise=True)
+            def delete_snapshot(api, name):
+                return api.snapshots.delete(name)
+            """,
     ]
     INVALID = [
+        # A predicate that reads only the outcome, however it is combined, never gives up.
+        Invalid(
+            """
+
+                from tenacity import retry, retry_any, retry_if_exception_type, wait_exponential
+
+                def transient(state):
+                    return isinstance(state.outcome.exception(), RateLimited)
+
+                ON_FAILURE = retry_any(retry_if_exception_type(IOError), transient)
+
+                @retry(retry=ON_FAILURE, wait=wait_exponential(max=30))
+                def create_snapshot(api, name):
+                    return api.snapshots.create(name)
+                """,
+            line=9,
+        ),
         Invalid(
             """
                 from tenacity import retry

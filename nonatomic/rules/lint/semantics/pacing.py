@@ -105,12 +105,49 @@ def stop_of(scope: RetryScope, model: ModuleModel) -> str | None:
     default = _defaults().get(scope.library, {}).get("stop")
     arg = scope.config.get("stop")
     if arg is None:
-        return default
+        return None if default == NEVER and _state_predicate(scope, model) else default
     value = arg.value
     never = calls.is_none(value) or _literal(value) == -1 or _last(dotted_name(value)) == "stop_never"
     if never:
         return NEVER if default == NEVER else None  # stamina: `attempts=None` still has its timeout
     return LIMITED
+
+
+# tenacity hands its `retry=` predicate the whole retry state, the attempt number and the time
+# since the first attempt included, so a predicate of the code's own may give up by itself
+# (`return state.attempt_number < 10`): only one built of tenacity's own predicates never does.
+_STATE_PREDICATES = frozenset({"tenacity"})
+_STATE_WORDS = frozenset({"attempt_number", "seconds_since_start", "idle_for", "start_time"})
+
+
+def _state_predicate(scope: RetryScope, model: ModuleModel) -> bool:
+    """Does the construct's predicate read the retry state, or may it, being out of sight?"""
+    arg = scope.config.get("predicate") if scope.library in _STATE_PREDICATES else None
+    return arg is not None and _may_give_up(arg.value, model, 0)
+
+
+def _may_give_up(expr: cst.BaseExpression, model: ModuleModel, depth: int) -> bool:
+    if depth > 4:
+        return True
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitOr, cst.BitAnd)):
+        return _may_give_up(expr.left, model, depth + 1) or _may_give_up(expr.right, model, depth + 1)
+    if isinstance(expr, cst.Call) and (factory := _last(dotted_name(expr.func))).startswith("retry_"):
+        # tenacity's own predicates hand theirs the outcome only; its combinators pass the state on
+        combined = factory in ("retry_any", "retry_all")
+        return combined and any(_may_give_up(a.value, model, depth + 1) for a in expr.args)
+    if isinstance(expr, cst.Lambda):
+        return bool(_STATE_WORDS & names_in(expr.body))
+    name = dotted_name(expr)
+    if _last(name).startswith(("retry_always", "retry_never")):
+        return False
+    if isinstance(expr, cst.Name):
+        facts = model.function(expr.value)
+        if facts is not None:
+            return bool(_STATE_WORDS & names_in(facts.node))
+        values = model.assigned.get(expr.value, [])
+        if len(values) == 1:
+            return _may_give_up(values[0], model, depth + 1)
+    return True  # defined out of sight: it may count attempts
 
 
 def one_attempt(scope: RetryScope) -> bool:
