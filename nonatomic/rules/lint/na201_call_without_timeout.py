@@ -84,7 +84,11 @@ class CallWithoutTimeout(LintRule):
     hand back a subclass or a session configured with a default timeout; and
     so is a call to this machine, written as such (`"http://localhost:8000"`,
     `smtplib.SMTP("127.0.0.1", port)`): a closed port fails at once, and only a
-    local server that stalls can hold it. A test's own calls (in a function named
+    local server that stalls can hold it. `timeout=None` on a stream
+    (`client.stream(...)`, `stream=True`, or a client held only for streams)
+    is a warning: a log tail or server-sent events may wait for their events
+    as long as they like, but None drops the connect bound too, which
+    `httpx.Timeout(10, read=None)` keeps. A test's own calls (in a function named
     `test_*`, or anywhere in a module of tests: one that defines `test_*`
     functions or a `TestCase`) are `info` too: a hang there stops one test
     run, which has a deadline of its own, not a service.
@@ -458,6 +462,42 @@ class CallWithoutTimeout(LintRule):
                     for version in released_versions():
                         install(version, tmp_path)
                 """, line=5, severity="info"),
+        # `timeout=None` on a stream (a log tail, server-sent events) is on purpose, but drops the
+        # connect bound too: a warning, on the stream and on a client held only for streams.
+        Invalid("""
+                import httpx
+
+                async def follow_logs(url, headers):
+                    async with httpx.AsyncClient(timeout=None) as client:
+                        async with client.stream("GET", url, headers=headers) as response:
+                            async for line in response.aiter_lines():
+                                print(line)
+                """, line=4, severity="warning"),
+        Invalid("""
+                def stream_signals(http, url):
+                    with http.stream("GET", url, timeout=None) as response:
+                        yield from response.iter_lines()
+
+                import httpx
+                client = httpx.Client(timeout=30.0)
+                def tail(url):
+                    return stream_signals(client, url)
+
+                def watch(url):
+                    with client.stream("GET", url, timeout=None) as response:
+                        yield from response.iter_lines()
+                """, line=11, severity="warning"),
+        # A client held for a stream and for a plain request is not a stream's.
+        Invalid("""
+                import httpx
+
+                async def follow_logs(url):
+                    async with httpx.AsyncClient(timeout=None) as client:
+                        await client.post(url + "/start")
+                        async with client.stream("GET", url) as response:
+                            async for line in response.aiter_lines():
+                                print(line)
+                """, line=4),
         # Only the connect phase bounded: a server that accepts and then stalls hangs the read.
         Invalid("""
                 import httpx
@@ -955,6 +995,14 @@ class CallWithoutTimeout(LintRule):
             for request, under in requests
         )
 
+    def _streams(self, call: cst.Call, callee: str) -> bool:
+        """The call reads a stream (`client.stream(...)`, `stream=True`), or is a client whose
+        every request where it is held does (and there is one)."""
+        if _is_stream(call):
+            return True
+        held = self._held_requests(call, callee)
+        return held is not None and bool(held[2]) and all(_is_stream(request) for request, _ in held[2])
+
     def _handed_to(self, client: cst.Call, callee: str) -> str | None:
         """What the client is handed to as its client (`run(..., http_client=client)`,
         `SDK(http_client=httpx.AsyncClient(timeout=None))`), when that is defined in another
@@ -1087,19 +1135,33 @@ class CallWithoutTimeout(LintRule):
         # none, which the module's callers may never make; shown, at info.
         default = id(node) in self._defaults
         opted_out = spec.value and explicit_none and self._opted_out(node)
+        # `timeout=None` on a stream (log tails, SSE) is on purpose: its events may be minutes
+        # apart.  What it loses is the connect bound, so it is a warning that says so.
+        stream = explicit_none and not opted_out and self._streams(node, callee)
         note = in_test if in_test else " (a parameter's default: callers that pass a timeout override it)" \
             if default else " (chosen by a test of the configured timeout: none only when it asks for none)" \
             if opted_out else f" (handed to `{handed_to}`, which makes its requests out of sight: they may run" \
             " under its deadline)" if handed_to else f" (`{receiver}` is typed only by its annotation: `{factory}()`" \
             " made it, and may give it a default timeout)" if factory else " (to this machine: only a local" \
             " server that stalls holds it)" if local else ""
+        why = ("a stream may wait for its events as long as it likes, but None also drops the connect and"
+               " first-byte bound: a server that accepts and never answers holds it forever (bound the connect,"
+               " `Timeout(10, read=None)`)") if stream else spec.why
         self.report(
             node,
-            f"`{shown}(...)` has {what}: {spec.why}{note}",
+            f"`{shown}(...)` has {what}: {why}{note}",
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
-            severity="info" if in_test or default or opted_out or handed_to or factory or local else spec.severity,
+            severity="info" if in_test or default or opted_out or handed_to or factory or local
+            else "warning" if stream and spec.severity is None else spec.severity,
         )
+
+
+def _is_stream(call: cst.Call) -> bool:
+    """`client.stream("GET", url)`, `httpx.stream(...)`, `requests.get(url, stream=True)`."""
+    flag = calls.keyword(call, "stream")
+    return (isinstance(call.func, cst.Attribute) and call.func.attr.value == "stream") or (
+        flag is not None and isinstance(flag.value, cst.Name) and flag.value.value == "True")
 
 
 def _calls_under_deadline(tree: cst.CSTNode, under: bool = False,
