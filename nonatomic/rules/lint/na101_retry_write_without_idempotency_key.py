@@ -75,6 +75,9 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     A raw HTTP call is judged by its method. A PUT or DELETE is `info`: both
     are idempotent (RFC 9110), a repeat puts the same state or deletes what is
     gone; so is a write named for the same act (`delete_many`, `upsert_row`),
+    a POST that moves the one resource its URL names to a state (`POST
+    f"{base}/tasks/{task_id}/complete"`, `/cancel`, `/archive`: a repeat finds
+    it there),
     a write told to replace what is there (`upload_blob(name, data,
     overwrite=True)`, `update_one(filter, doc, upsert=True)`), and a database write whose statements only merge, update or delete what
     they name (Cypher `MERGE (n {id: $id}) SET n += $props`, `DETACH DELETE`,
@@ -1544,6 +1547,35 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 def save_contact(contact):
                     requests.put(f"https://crm.example.com/contacts/{contact['id']}", json=contact, timeout=10)
                 """, line=7, severity="info"),
+        # A POST that moves the one resource its URL names to a state (`/tasks/{id}/complete`):
+        # a repeat finds it there, as a PUT does; shown at info.  A POST to a collection under
+        # a resource (`/orders/{id}/refunds`) makes a new one each time: an error.
+        Invalid("""
+
+                import time
+                import httpx
+
+                def complete_task(client: httpx.Client, base_url, task_id, summary, max_retries=3):
+                    for attempt in range(max_retries + 1):
+                        try:
+                            client.post(f"{base_url}/tasks/{task_id}/complete", json={"summary": summary})
+                            return
+                        except httpx.TransportError:
+                            time.sleep(2 ** attempt)
+                """, line=8, severity="info"),
+        Invalid("""
+
+                import time
+                import httpx
+
+                def refund_order(client: httpx.Client, base_url, order_id, amount, max_retries=3):
+                    for attempt in range(max_retries + 1):
+                        try:
+                            client.post(f"{base_url}/orders/{order_id}/refunds", json={"amount": amount})
+                            return
+                        except httpx.TransportError:
+                            time.sleep(2 ** attempt)
+                """, line=8),
         # A POST to a URL held in a variable, through a generic client: a write known
         # from the verb alone (POST also carries model calls and searches): shown at info.
         Invalid("""

@@ -84,9 +84,10 @@ class CallWithoutTimeout(LintRule):
     hand back a subclass or a session configured with a default timeout; and
     so is a call to this machine, written as such (`"http://localhost:8000"`,
     `smtplib.SMTP("127.0.0.1", port)`): a closed port fails at once, and only a
-    local server that stalls can hold it. `timeout=None` on a stream
-    (`client.stream(...)`, `stream=True`, or a client held only for streams)
-    is a warning: a log tail or server-sent events may wait for their events
+    local server that stalls can hold it. `timeout=None` on a stream of events
+    (`client.stream(...)`, `stream=True`, or a client held only for streams,
+    read by lines or as server-sent events, not as a download's bytes) is a
+    warning: a log tail or server-sent events may wait for their events
     as long as they like, but None drops the connect bound too, which
     `httpx.Timeout(10, read=None)` keeps. A test's own calls (in a function named
     `test_*`, or anywhere in a module of tests: one that defines `test_*`
@@ -487,6 +488,17 @@ class CallWithoutTimeout(LintRule):
                     with client.stream("GET", url, timeout=None) as response:
                         yield from response.iter_lines()
                 """, line=11, severity="warning"),
+        # A download streamed as bytes is bounded by a read timeout; None there is an error.
+        Invalid("""
+                import httpx
+
+                async def download(url, destination):
+                    async with httpx.AsyncClient(follow_redirects=True, timeout=None) as client:
+                        async with client.stream("GET", url) as response:
+                            with open(destination, "wb") as f:
+                                async for chunk in response.aiter_bytes(1 << 20):
+                                    f.write(chunk)
+                """, line=4),
         # A client held for a stream and for a plain request is not a stream's.
         Invalid("""
                 import httpx
@@ -996,8 +1008,13 @@ class CallWithoutTimeout(LintRule):
         )
 
     def _streams(self, call: cst.Call, callee: str) -> bool:
-        """The call reads a stream (`client.stream(...)`, `stream=True`), or is a client whose
-        every request where it is held does (and there is one)."""
+        """The call reads a stream of events (`client.stream(...)`, `stream=True`, read by lines or
+        as server-sent events, not as bytes of a download), or is a client whose every request
+        where it is held does (and there is one)."""
+        readers = {node.func.attr.value for node in walk.subtree(self._scopes[-1]) if isinstance(node, cst.Call)
+                   and isinstance(node.func, cst.Attribute)} if self._scopes else set()
+        if not readers & _EVENT_READS or readers & _BYTE_READS:
+            return False
         if _is_stream(call):
             return True
         held = self._held_requests(call, callee)
@@ -1155,6 +1172,13 @@ class CallWithoutTimeout(LintRule):
             severity="info" if in_test or default or opted_out or handed_to or factory or local
             else "warning" if stream and spec.severity is None else spec.severity,
         )
+
+
+# How a streamed response is read: as events (lines, text, server-sent events), which may be
+# minutes apart by design, or as the bytes of a download, which a read timeout should bound.
+_EVENT_READS = frozenset({"iter_lines", "aiter_lines", "iter_text", "aiter_text", "iter_sse", "aiter_sse", "events"})
+_BYTE_READS = frozenset({"iter_bytes", "aiter_bytes", "iter_raw", "aiter_raw", "iter_content", "iter_chunked",
+                         "iter_any"})
 
 
 def _is_stream(call: cst.Call) -> bool:

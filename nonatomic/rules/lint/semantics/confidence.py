@@ -10,7 +10,9 @@ message, at `INFERRED` severity: shown, never failing a build set to fail on war
 A raw HTTP call is judged by its method.  A PUT or DELETE is idempotent (RFC 9110,
 9.2.2): a repeat puts or deletes the same state again, so it is `INFERRED`; so is any
 write named for the same act (`delete_many`, `remove_member`, `upsert_row`: the
-`idempotent_verbs` of tools.yaml), which urllib3 and most SDKs retry unasked.  A POST or
+`idempotent_verbs` of tools.yaml), which urllib3 and most SDKs retry unasked, and so is a
+POST that moves the one resource its URL names to a state (`/tasks/{id}/complete`: the
+`state_actions` of tools.yaml), which a repeat finds already there.  A POST or
 PATCH whose URL is a variable is a write inferred from the verb alone, `INFERRED`: POST is
 also how model calls and searches are sent (in blind reviews of unseen code such POSTs were
 chat completions and question answering as often as writes), and most PATCHes set fields
@@ -53,6 +55,8 @@ def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool 
 def idempotent_as(write: Write) -> str | None:
     """The idempotent HTTP method the write is, by its method or the verb of the call it
     makes (`transaction.rows.delete_many` is a DELETE)."""
+    if write.transition is not None:
+        return "PUT"
     if write.http is not None:
         return write.http if write.http in IDEMPOTENT_METHODS else None
     words = tuple(word_list((write.via or write.name).rsplit(".", 1)[-1]))
@@ -68,6 +72,8 @@ def _idempotent_verbs() -> dict[tuple[str, ...], str]:
 
 def write_note(write: Write) -> str:
     """What a message adds about a write judged by its HTTP method."""
+    if write.transition is not None:
+        return f" (`/{write.transition}` moves the one resource its URL names to a state: a repeat finds it there)"
     if write.http in IDEMPOTENT_METHODS:
         return f" (an HTTP {write.http}, idempotent: a repeat {IDEMPOTENT_METHODS[write.http]})"
     if (method := idempotent_as(write)) is not None:

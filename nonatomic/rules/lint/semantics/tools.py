@@ -65,6 +65,9 @@ class Write:
     # The keyword that makes it replace what is there (`upload_blob(name, data, overwrite=True)`):
     # a repeat puts the same state again.
     replaces: str | None = None
+    # A POST or PATCH to an action of one resource the URL names by its id, moving it to a state
+    # (`f"{base}/tasks/{task_id}/complete"`): the action (`complete`); a repeat finds it there.
+    transition: str | None = None
 
 
 class ToolRegistry(NameLevels):
@@ -81,6 +84,7 @@ class ToolRegistry(NameLevels):
         self.client_parts = set(pack["client_parts"])
         self.data_methods = set(pack["data_methods"])
         self.replacing = set(pack["replacing_flags"])
+        self.transitions = frozenset(pack["state_actions"])
         self.builders = set(pack["builders"])
         self.request_objects = set(pack["request_objects"])
         self.invocations = set(pack["tool_invocations"])
@@ -233,12 +237,15 @@ class ToolRegistry(NameLevels):
 
     def _http_write(self, shown: str, level: str, verb: str | None, carrier: cst.Call, where: FunctionFacts | None,
                     model: ModuleModel, *, known: bool = True) -> Write:
-        named = verb is not None and _names_endpoint(_url_of(carrier, where))
+        url = _url_of(carrier, where) if verb is not None else None
+        named = verb is not None and _names_endpoint(url)
+        transition = _transition(url, self.transitions) if verb in ("POST", "PATCH") else None
         texts = self._statements(carrier, shown.rsplit(".", 1)[-1], where, model) if verb is None else None
         upsert = bool(texts) and all(self._upserts(text) for text in texts)
         replaces = next((arg.keyword.value for arg in carrier.args if arg.keyword is not None
                          and arg.keyword.value in self.replacing and calls.is_true(arg.value)), None)
-        return Write(shown, level, known=known, http=verb, named=named, upsert=upsert, replaces=replaces)
+        return Write(shown, level, known=known, http=verb, named=named, upsert=upsert, replaces=replaces,
+                     transition=transition)
 
     def _statements(self, carrier: cst.Call, method: str, where: FunctionFacts | None, model: ModuleModel
                     ) -> list[str] | None:
@@ -573,6 +580,19 @@ def _names_endpoint(url: cst.BaseExpression | None) -> bool:
     `f"{base}/v1/refunds"`), not one whose path is all placeholders (`f"{base}{path}"`)."""
     text = _string_start(url) if url is not None else None
     return text is not None and any(char.isalpha() for char in _ORIGIN.sub("", text))
+
+
+def _transition(url: cst.BaseExpression | None, actions: frozenset[str]) -> str | None:
+    """The action a URL ends in when it acts on one resource named by its id: the last path
+    segment an action, the one before it a placeholder (`f"{base}/tasks/{task_id}/complete"`)."""
+    if not isinstance(url, cst.FormattedString):
+        return None
+    path = "".join(p.value if isinstance(p, cst.FormattedStringText) else "{}" for p in url.parts)
+    segments = path.split("?", 1)[0].rstrip("/").split("/")
+    if len(segments) < 3 or segments[-2] != "{}":
+        return None
+    action = segments[-1].lower()
+    return action if action in actions else None
 
 
 def _spells_mutation(carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) -> bool:
