@@ -800,6 +800,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     except WatchError:
                         continue
             """,
+        # A content-addressed write: the version is named by the hash of what it holds.
+        """
+            from tenacity import retry, stop_after_attempt, wait_exponential
+
+            @retry(stop=stop_after_attempt(3), wait=wait_exponential(max=10))
+            async def publish(db, org, name, archive, content_hash):
+                return await db.publish_task_version(org=org, name=name, archive_path=archive,
+                                                     content_hash=content_hash)
+            """,
         # Verify first: go round only when the first attempt provably did not land.
         """
 
