@@ -1556,6 +1556,16 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 def save_contact(contact):
                     requests.put(f"https://crm.example.com/contacts/{contact['id']}", json=contact, timeout=10)
                 """, line=7, severity="info"),
+        # A content hash given as anything but the write's key names nothing the service dedupes on.
+        Invalid("""
+
+                from tenacity import retry, stop_after_attempt, wait_exponential
+
+                @retry(stop=stop_after_attempt(3), wait=wait_exponential(max=10))
+                async def publish(db, org, name, archive, content_hash):
+                    return await db.publish_task_version(org=org, name=name, archive_path=archive,
+                                                         tag=content_hash)
+                """, line=6),
         # A POST that moves the one resource its URL names to a state (`/tasks/{id}/complete`):
         # a repeat finds it there, as a PUT does; shown at info.  A POST to a collection under
         # a resource (`/orders/{id}/refunds`) makes a new one each time: an error.
