@@ -25,7 +25,6 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -70,8 +69,9 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
     records = parts[0]
     for part in parts[1:]:
         records = records.unionByName(part)
-    records = records.withColumn("good", ~F.col("blank") & F.col("reason").isNull())
-    records.persist(StorageLevel.MEMORY_AND_DISK)
+    # Checkpointed, not persisted: Spark's columnar cache cost more to build than the parsing it
+    # saves (20 s against 8 s on 1M lines), and the rows are read three times (counts, events, quarantine).
+    records = records.withColumn("good", ~F.col("blank") & F.col("reason").isNull()).localCheckpoint()
     counts = {row["file"]: row for row in records.groupBy("file").agg(
         F.count(F.when(~F.col("blank"), 1)).alias("lines"),
         F.count(F.when(F.col("good"), 1)).alias("events"),
@@ -89,11 +89,10 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
             base += row["last_event"] or 0
     based = spark.createDataFrame(bases, "file string, base long")
     # Partitioned by task once: every stage's window partitions by the task first and reuses this
-    # partitioning instead of shuffling again; persisted, as the stages, the evidence and the
+    # partitioning instead of shuffling again; checkpointed, as the stages, the evidence and the
     # summary each read it.
     good = records.where("good").join(F.broadcast(based), "file").withColumn("event_id", F.col("base") + F.col("line"))
-    events = good.select("event_id", "file", "line", *FIELDS).repartition("task_id") \
-        .persist(StorageLevel.MEMORY_AND_DISK)
+    events = good.select("event_id", "file", "line", *FIELDS).repartition("task_id").localCheckpoint()
     # read only for the witnesses of findings, so neither persisted nor carried through the stages
     good.where(F.col(CITED[-1]).isNotNull()).select("event_id", *CITED).createOrReplaceTempView(CITED_VIEW)
     # The stages read the stored rows, which in Spark are the events themselves.
