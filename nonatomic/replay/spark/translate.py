@@ -64,8 +64,9 @@ def stages(detectors: list[Detector]) -> list[Stage]:
     Spark always numbers the events in the event order (DuckDB may use the
     time as the position when no two events of a task share one): a position
     only orders the events of a task, so findings do not depend on its form.
+    The events are numbered in place (see events_stage): ingest partitioned them by task.
     """
-    return stages_for(detectors, lambda: events_stage(EVENT_ORDER))
+    return stages_for(detectors, lambda: events_stage(EVENT_ORDER, join_back=False))
 
 
 def queries(detectors: list[Detector], params: Mapping[str, object],

@@ -79,7 +79,7 @@ SELECT count(DISTINCT hash(task_id, ts)) < count(*) FROM {EVENT_ROWS} WHERE {KEP
 grouping; a hash collision can only answer yes, which costs the numbering, never correctness.)"""
 
 
-def events_stage(event_order: str, same_time: bool = True) -> Stage:
+def events_stage(event_order: str, same_time: bool = True, join_back: bool = True) -> Stage:
     """`nr_events`: the events detectors read, with per-task position and epoch milliseconds.
 
     A position only ever stands for its event's place in the task's order.
@@ -90,7 +90,11 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
     the events (they read disjoint ops, so nothing is computed twice).  The
     view keeps every op: each stage selects its own ops, all of them kept
     ones, and a second list of ops would cost each scan a join.
-    Otherwise events are numbered in the event order, once, into a table.
+    Otherwise events are numbered in the event order, once, into a table:
+    DuckDB numbers a narrow projection and joins it back (`join_back`); an
+    engine whose events are already partitioned by task (Spark) numbers them
+    in place, as a join on the event id would shuffle every event twice and
+    lose that partitioning for every later stage.
 
     The engine owns the event order (it is part of the table's contract), so it
     passes its ORDER BY list in; every other stage builds on this one.
@@ -99,6 +103,9 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
                "idempotency_key, owner, ttl_ms, epoch_ms(ts) AS ts_ms")
     if not same_time:
         return Stage("nr_events", f"SELECT {columns}, epoch_us(ts) AS pos FROM {EVENT_ROWS}", materialized=False)
+    numbering = f"ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY {event_order}) AS pos"
+    if not join_back:
+        return Stage("nr_events", f"SELECT {columns}, {numbering} FROM events WHERE {KEPT_OPS}")
     # Numbering a narrow projection and joining it back sorts far fewer bytes
     # (and holds less memory) than carrying every column through the window.
     # Only the numbering reads `events`, the view with file names, which the order ends on.
@@ -106,7 +113,7 @@ def events_stage(event_order: str, same_time: bool = True) -> Stage:
         "nr_events",
         f"""
         WITH numbered AS (
-            SELECT event_id, ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY {event_order}) AS pos
+            SELECT event_id, {numbering}
             FROM events
             WHERE {KEPT_OPS}
         )
