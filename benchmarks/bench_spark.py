@@ -1,10 +1,11 @@
-"""The Spark engine in local mode next to DuckDB, on the same 1M synthetic events (JSONL).
+"""The Spark engine in local mode next to DuckDB, on the same synthetic events (JSONL), 1M and 10M.
 
 On one machine Spark is slower: a JVM to start, a query plan per stage, a
-shuffle per window.  The figure is its overhead; Spark pays off when the logs
-do not fit one machine (see the README, "Replay on Spark").
+shuffle per window.  The figure is its overhead, and its time per million
+events shows how it grows; Spark pays off when the logs do not fit one
+machine (see the README, "Replay on Spark").
 
-    python benchmarks/bench_spark.py [--size 1000000] [--data DIR]
+    python benchmarks/bench_spark.py [--sizes 1000000 10000000] [--data DIR]
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def child(*args: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "nonatomic-bench"))
     parser.add_argument("--child", help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -68,27 +69,27 @@ def main() -> None:
         print("Spark figure skipped: no Java runtime (Spark needs Java 17+)")
         return
     os.makedirs(options.data, exist_ok=True)
-    paths = generate(options.data, options.size)
-    path = paths["jsonl"]
-    times = floor(paths)
-    floor_s = times["read the JSONL"] + sum(times[name] for name in ORDERINGS)
     here = os.path.dirname(os.path.abspath(__file__))
-    duck = child(os.path.join(here, "bench_detect.py"), "--child", "nonatomic", path, "-")
-    spark = child(__file__, "--child", path)
-    print(f"{os.cpu_count()} CPUs; load average {load()}")
-    row = "{:<22} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9}"
-    print(row.format("engine", "events", "start s", "ingest s", "detect s", "total s", "findings"))
-    print(row.format("duckdb", f"{duck['events']:,}", "-", f"{duck['ingest_s']:.1f}", f"{duck['detect_s']:.1f}",
-                     f"{duck['total_s']:.1f}", duck["findings"]))
-    print(row.format("spark local[*]", f"{spark['events']:,}", f"{spark['start_s']:.1f}",
-                     f"{spark['ingest_s']:.1f}", f"{spark['detect_s']:.1f}", f"{spark['total_s']:.1f}",
-                     spark["findings"]))
-    same = "the same findings field for field" if spark["digest"] == duck["digest"] else "DIFFERENT findings"
-    print(f"Spark and DuckDB: {same} (digest of the JSON findings)")
-    print(f"Spark local mode / DuckDB: {spark['total_s'] / duck['total_s']:.1f}x the time (load {load()}); "
-          f"floor from JSONL {floor_s:.2f} s: DuckDB {duck['total_s'] / floor_s:.1f}x, "
-          f"Spark {spark['total_s'] / floor_s:.1f}x; per million events: Spark "
-          f"{spark['total_s'] / (spark['events'] / 1e6):.1f} s")
+    row = "{:<22} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11}"
+    print(f"{os.cpu_count()} CPUs")
+    print(row.format("engine", "events", "start s", "ingest s", "detect s", "total s", "findings", "s per 1M"))
+    for size in options.sizes:
+        paths = generate(options.data, size)
+        path = paths["jsonl"]
+        times = floor(paths)
+        floor_s = times["read the JSONL"] + sum(times[name] for name in ORDERINGS)
+        duck = child(os.path.join(here, "bench_detect.py"), "--child", "nonatomic", path, "-")
+        spark = child(__file__, "--child", path)
+        millions = spark["events"] / 1e6
+        print(row.format("duckdb", f"{duck['events']:,}", "-", f"{duck['ingest_s']:.1f}", f"{duck['detect_s']:.1f}",
+                         f"{duck['total_s']:.1f}", duck["findings"], f"{duck['total_s'] / millions:.1f}"))
+        print(row.format("spark local[*]", f"{spark['events']:,}", f"{spark['start_s']:.1f}",
+                         f"{spark['ingest_s']:.1f}", f"{spark['detect_s']:.1f}", f"{spark['total_s']:.1f}",
+                         spark["findings"], f"{spark['total_s'] / millions:.1f}"))
+        same = "the same findings field for field" if spark["digest"] == duck["digest"] else "DIFFERENT findings"
+        print(f"  {size:,} events: Spark and DuckDB give {same} (digest of the JSON findings); Spark local mode is "
+              f"{spark['total_s'] / duck['total_s']:.1f}x DuckDB's time (load {load()}); floor from JSONL "
+              f"{floor_s:.2f} s: DuckDB {duck['total_s'] / floor_s:.1f}x, Spark {spark['total_s'] / floor_s:.1f}x")
 
 
 if __name__ == "__main__":
