@@ -77,8 +77,8 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
     ids = "coalesce(r.witness_ids, [])" if "witness_ids" in columns else "CAST([] AS BIGINT[])"
     # because lines: for each named witness, the clause and where its events are (report.model.cite), in the
     # evidence's time order, an event cited once for each position the name has it at
-    cited = [f"flatten(list_transform(p.evidence, lambda x: list_transform(list_filter(x.names, lambda n: "
-             f"n = {_literal(n)}), lambda n: {_CITE})))" for n in names]
+    cited = [f"flatten(list_transform(p.evidence, lambda x: list_transform(list_filter(string_split(x.names, "
+             f"chr(31)), lambda n: n = {_literal(n)}), lambda n: {_CITE})))" for n in names]
     cites = f"[{', '.join(cited)}]" if cited else "CAST([] AS VARCHAR[][])"  # computed once, read twice
     because = ", ".join(f"CASE WHEN len(p.cites[{i}]) > 0 THEN concat('because ', {_template(clause, columns)}, ' (', "
                         f"array_to_string(p.cites[{i}], ', '), ')') END"
@@ -101,8 +101,10 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
     ),
     roles AS (
         -- the detector's witness names, position by position (the last one ending in _ids takes the rest);
-        -- an event's role is the name of its first position, without the _id(s)
-        SELECT rid, event_id, regexp_replace(arg_min(name, pos), '_[^_]*$', '') AS role, list(name) AS names
+        -- an event's role is the name of its first position, without the _id(s); its names are one text
+        -- (separated by the unit separator), as a list in each struct of the evidence cost a nested aggregate
+        SELECT rid, event_id, regexp_replace(arg_min(name, pos), '_[^_]*$', '') AS role,
+               string_agg(name, chr(31)) AS names
         FROM (SELECT rid, pos, event_id, {_list(names)}[least(pos, {len(names)})] AS name FROM positions)
         GROUP BY ALL
     ),
@@ -122,7 +124,7 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         SELECT l.rid,
                list_sort(list({{'ts': l.ts, 'file': l.file, 'line': l.line, 'event_id': l.event_id,
                                 'role': coalesce(o.role, 'anchor'), 'trace_id': l.trace_id, 'span_id': l.span_id,
-                                'names': coalesce(o.names, [])}})) AS evidence,
+                                'names': coalesce(o.names, '')}})) AS evidence,
                list_sort(list(l.file_name || ':' || l.line)) AS keys,
                any_value(l.ts) FILTER (WHERE l.event_id = l.anchor_id) AS ts,
                any_value(l.moment) FILTER (WHERE l.event_id = l.anchor_id) AS moment
