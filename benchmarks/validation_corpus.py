@@ -344,6 +344,34 @@ FINAL_10 = [
 ]
 
 
+# Drawn at random from packages whose summary names agents, MCP, bots, queues, workers, payments,
+# mail, chat, webhooks or workflows, after every earlier set: linted once with the rules of its
+# session, none of its findings read.
+FINAL_11 = [
+    "agent-governor==0.4.0", "agent-platform-sdk==0.0.1a0", "agentbi==0.1.1", "agentgate-sdk==0.1.0",
+    "agentrun-mem0ai==0.0.12", "aggrete==0.13.4", "argus-agent==0.3.0", "auditagent-mcp==0.4.2", "auric==0.0.3",
+    "autogen-agentfolio==0.1.0", "binance-and-crypto-payment==0.1.27", "bindiff-mcp==1.0.0",
+    "cacheguardian==0.3.1", "canonia==0.1.0", "cc-session-utils==0.6.0", "chuanglan-mcp==1.1.0", "cited==0.1.2",
+    "claude-prospector==0.16.1", "clawforge-cli==2.0.0", "coderill==0.1.1", "commit-ai-guardian==0.3.0",
+    "construct-labs-crm-env==0.1.10", "corral-fleet==0.1.1", "ctx-manager==0.2.0", "dakb-server==1.2.1",
+    "dataforseo-mcp-server==1.0.0", "dataset-preprocessing-agent==0.1.0", "doubao-image-server==1.5.5",
+    "dynadock==1.1.3", "editbuffer==0.2.3", "etaoi==0.3.0", "factorymind-agent-os==1.3.0",
+    "fast-engineer-mcp==0.1.0", "fd-mcp==0.2.4", "fetch-hackkit==0.2.0", "fianchetto-tradebot==0.1.15",
+    "fullspace==0.1.0", "graphql-mcp==3.2.0", "gridpin-mcp==0.2.0",
+    "iflow-mcp-apvlv-davinci-resolve-mcp==0.1.0", "iflow-mcp-cmd-line-mcp==0.5.1", "langchain-gigsmom==0.2.0",
+    "long-running-agents==0.1.3", "mailuo==0.3.2", "margin-api==0.1.0", "mcp-clickhouse-like==1.1.0",
+    "mcp-cve-watch==0.1.0", "mcp-protocol-bridge==0.3.1", "mcpuniverse==1.1.3", "mycellm==0.8.0",
+    "mypackage-anshita==0.1.4", "neurodock-mcp-guardrail==0.0.5", "nexustoken-sdk==0.6.6",
+    "odoo14-addon-ssi-webhook==14.0.1.1.0", "ontology-debt==0.1.0", "openai-vision-cost==1.0.0",
+    "overleaf-comments-export==0.22.3", "pip-project-template==0.1.0", "probityai==0.1.0",
+    "prompt-injection-detector==0.1.0", "quantum-mcp==0.1.0", "quietmcp==0.1.0", "rapid-seis==1.0.2",
+    "reflex-stripe==0.1.1", "repoforge-ai==0.7.1", "run-site==0.4.0", "sarf-atlas==1.0.1", "shieldpipe==0.1.0",
+    "solomon-llm-shield==2.0.5", "superuser==0.1.0", "symkit-mcp==1.13.0", "tabayyan==0.8.0",
+    "tempo-jira-cli==0.1.0", "theodosia==0.9.0", "trusys-llm-scan==1.0.8", "twitter-mcp==0.1.1",
+    "ustb-openai==1.1.0", "vibeguard-cli==1.1.11", "zentao-bugfix-mcp==0.1.0",
+]
+
+
 def half_dir(half: str) -> Path:
     """One folder per half, under the temp dir or NONATOMIC_VALIDATION_CORPUS."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "unseen"
@@ -355,7 +383,7 @@ HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh
           "read-2": READ_2, "final-2": FINAL_2, "final-3": FINAL_3,
           "final-4": FINAL_4, "final-5": FINAL_5,
           "final-6": FINAL_6, "final-7": FINAL_7, "final-8": FINAL_8, "final-9": FINAL_9,
-          "final-10": FINAL_10}
+          "final-10": FINAL_10, "final-11": FINAL_11}
 """Every set by name, in the order they were picked."""
 
 
