@@ -176,3 +176,13 @@ def test_guard_log_with_span_ids_same_report(spark, tmp_path):
     assert cited and any(e["trace_id"] is None for e in cited) and any(e["trace_id"] for e in cited)
     assert any("span " in line for f in expected["findings"] for line in f["because"])
     assert got == expected
+
+
+def test_with_a_checkpoint_directory_the_stages_are_kept_there_with_the_same_report(spark, tmp_path):
+    """A cluster sets a checkpoint directory on shared storage: the ingested rows and the stages are
+    then written there (a lost executor loses nothing), and the report is the same.  Last in the
+    module: a session's checkpoint directory cannot be unset."""
+    spark.sparkContext.setCheckpointDir(str(tmp_path / "checkpoints"))
+    expected, got = _both(spark, sorted(str(p) for p in SAMPLES.glob("*.jsonl")))
+    assert any((tmp_path / "checkpoints").rglob("part-*")), "the checkpoints are in the directory"
+    assert got == expected

@@ -3,8 +3,8 @@
 Each stage is the catalogue's SQL translated to Spark SQL (translate.py),
 registered as a temporary view under its name, so the detectors read it as
 they read DuckDB's temporary tables; a stage read by more than one query is
-computed once and checkpointed (kept in memory and on local disk, its plan
-cut off), one read once is not.  Not persisted: Spark does not put a cached
+computed once and checkpointed (session.checkpoint: its plan cut off), one
+read once is not.  Not persisted: Spark does not put a cached
 plan in place of a view read inside a CTE, as every detector reads them, so
 each detector computed the stages under it again (eight times the detectors'
 time on 1M events).  The events are partitioned by task once (ingest.py),
@@ -31,6 +31,7 @@ from nonatomic.replay.ingest.fields import CITED
 from nonatomic.replay.notices import STEPS_SQL, steps_notice
 from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
 from nonatomic.replay.spark.ingest import CITED_VIEW
+from nonatomic.replay.spark.session import checkpoint
 from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OP_NAMES
@@ -65,7 +66,7 @@ class SparkReplay:
             F.broadcast(locks), "target", "left_semi")
         # Checkpointed: every detector reads these views, and a lazy union of filters and a
         # semi-join under each of them grows the plans past what the driver can analyse.
-        kept = mine.unionByName(theirs).repartition("task_id").localCheckpoint()
+        kept = checkpoint(mine.unionByName(theirs).repartition("task_id"))
         for view in ("events", EVENT_ROWS):
             kept.createOrReplaceTempView(view)
         return missing
@@ -135,8 +136,7 @@ def detected(spark, select: Iterable[str] | None = None, ignore: Iterable[str] |
             frame = spark.sql(translate(stage.sql, {}))
             readers = sum(_reads(sql, stage.name) for sql in [*queries, *(s.sql for s in stages)])
             if readers > 1:
-                # freed by Spark's cleaner once the view is dropped and nothing refers to it
-                frame = frame.localCheckpoint()
+                frame = checkpoint(frame)
             frame.createOrReplaceTempView(stage.name)
         raw = []
         for detector, sql in zip(detectors, queries):

@@ -35,6 +35,7 @@ from nonatomic.replay.ingest.inputs import InputError, discover
 from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.records import RAW_KEPT, missing_reason
 from nonatomic.replay.spark.convert import problem, reason, typed
+from nonatomic.replay.spark.session import checkpoint
 from nonatomic.rules.replay.views import EVENT_ROWS
 
 FORMATS = ("jsonl", "parquet")
@@ -71,7 +72,7 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
         records = records.unionByName(part)
     # Checkpointed, not persisted: Spark's columnar cache cost more to build than the parsing it
     # saves (20 s against 8 s on 1M lines), and the rows are read three times (counts, events, quarantine).
-    records = records.withColumn("good", ~F.col("blank") & F.col("reason").isNull()).localCheckpoint()
+    records = checkpoint(records.withColumn("good", ~F.col("blank") & F.col("reason").isNull()))
     counts = {row["file"]: row for row in records.groupBy("file").agg(
         F.count(F.when(~F.col("blank"), 1)).alias("lines"),
         F.count(F.when(F.col("good"), 1)).alias("events"),
@@ -92,7 +93,7 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
     # partitioning instead of shuffling again; checkpointed, as the stages, the evidence and the
     # summary each read it.
     good = records.where("good").join(F.broadcast(based), "file").withColumn("event_id", F.col("base") + F.col("line"))
-    events = good.select("event_id", "file", "line", *FIELDS).repartition("task_id").localCheckpoint()
+    events = checkpoint(good.select("event_id", "file", "line", *FIELDS).repartition("task_id"))
     # read only for the witnesses of findings, so neither persisted nor carried through the stages
     good.where(F.col(CITED[-1]).isNotNull()).select("event_id", *CITED).createOrReplaceTempView(CITED_VIEW)
     # The stages read the stored rows, which in Spark are the events themselves.

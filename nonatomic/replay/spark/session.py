@@ -38,3 +38,13 @@ def spark_session(master: str | None = None):
         # 200 shuffle partitions suit a cluster; on one machine each is pure overhead.
         spark.conf.set("spark.sql.shuffle.partitions", str(2 * (os.cpu_count() or 1)))
     return spark
+
+
+def checkpoint(frame):
+    """`frame` computed once and kept, its plan cut off: to the session's checkpoint directory
+    when one is set (`SparkContext.setCheckpointDir`, on a cluster a shared store, so a lost
+    executor costs nothing), else on the executors' own memory and disk (faster, but a lost
+    executor fails the run)."""
+    if frame.sparkSession.sparkContext.getCheckpointDir():
+        return frame.checkpoint()
+    return frame.localCheckpoint()
