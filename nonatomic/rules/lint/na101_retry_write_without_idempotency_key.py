@@ -74,7 +74,9 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
 
     A raw HTTP call is judged by its method. A PUT or DELETE is `info`: both
     are idempotent (RFC 9110), a repeat puts the same state or deletes what is
-    gone; so is a write named for the same act (`delete_many`, `upsert_row`),
+    gone; so is a PATCH that sets fields (`json={"in_trash": True}`: a repeat
+    sets them again), though not one that sends a JSON Patch (a list of
+    operations, whose `add` a repeat adds twice); so is a write named for the same act (`delete_many`, `upsert_row`),
     a POST that moves the one resource its URL names to a state (`POST
     f"{base}/tasks/{task_id}/complete"`, `/cancel`, `/archive`: a repeat finds
     it there),
@@ -96,14 +98,15 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     and a write retried in a function whose name says it reads
     (`fetch_form_digest` posting for a token, `get_quote`: some APIs read by
     POST, and the author named what the call is for), which the message names.
-    A POST or PATCH through a generic client (`requests.post(url)`,
+    A POST through a generic client (`requests.post(url)`,
     `self._client.post(self.url)`) whose URL is not a literal naming the
     endpoint (nor a local bound once to one) is `info` too: the write is
-    inferred from the verb, POST is also how model calls and queries are sent,
-    and most PATCHes set fields. A POST that asks a model or runs a query
+    inferred from the verb, and POST is also how model calls and queries are
+    sent. A POST that asks a model or runs a query
     (its URL says `/chat/completions`, `/embeddings`, `/classify`, `/generate`,
-    `/search`, `/graphql` without a `mutation`, `/v1/messages` with a `model`,
-    or its endpoint is named for one, `{base}/worker_generate_stream`;
+    `/search`, `/graphql` without a `mutation`; `/v1/messages` or `/responses`
+    with a `model` in the payload or sent by a function named for the model,
+    `_call_model`; or its endpoint is named for one, `{base}/worker_generate_stream`;
     the function it is in is named `_classify`, `get_embeddings`, `search_docs`;
     or it is a method of a class named for a model, `ApigeeLlm`,
     `RemoteClassifier`) is not a write at all.
@@ -903,6 +906,19 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                 query = "query { viewer { assignedIssues { nodes { id title } } } }"
                 return requests.post("https://api.linear.app/graphql", json={"query": query}, timeout=30)
             """,
+        # OpenAI's Responses API from a function named for the model it calls: the payload is
+        # a parameter, the function's name says what it sends.
+        """
+            import httpx
+
+            def _call_model_with_retry(base_url: str, payload: dict):
+                for attempt in range(3):
+                    try:
+                        with httpx.Client(timeout=30) as client:
+                            return client.post(f"{base_url}/responses", json=payload).json()
+                    except httpx.HTTPError:
+                        continue
+            """,
         # A receiver named like a client, built nowhere in sight: a variable's name never
         # makes a client, so its overloaded `create` is no known write.
         """
@@ -1611,6 +1627,42 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
                     def deliver(self, event: dict):
                         return self._client.post(self.url, json=event)
                 """, line=12, severity="info"),
+        # A survey API's `/responses`, sent by a function named for what it records: a write.
+        Invalid("""
+
+                import requests
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+                @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+                def submit_answer(base, survey_id, answers):
+                    url = f"{base}/surveys/{survey_id}/responses"
+                    return requests.post(url, json={"answers": answers}, timeout=10)
+                """, line=8),
+        # A PATCH that sets a field: a repeat sets it again (a merge patch is idempotent).
+        Invalid("""
+
+                import asyncio
+                import requests
+
+                async def trash_page(page: str):
+                    for _ in range(3):
+                        response = requests.patch(f"https://api.notion.com/v1/pages/{page}",
+                                                  json={"in_trash": True}, timeout=30)
+                        if response.status_code == 200:
+                            return
+                        await asyncio.sleep(1)
+                """, line=7, severity="info"),
+        # A JSON Patch whose `add` appends to an array: a repeat appends twice.
+        Invalid("""
+
+                import requests
+                from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+                @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=10))
+                def add_label(base, item_id, label):
+                    ops = [{"op": "add", "path": "/labels/-", "value": label}]
+                    return requests.patch(f"{base}/items/{item_id}", json=ops, timeout=10)
+                """, line=8),
         # A PATCH to a URL held in a variable: most set fields, a repeat sets them again.
         Invalid("""
 

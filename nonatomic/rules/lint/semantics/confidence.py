@@ -8,15 +8,16 @@ retry from its shape alone) the finding is still reported, with the chain in its
 message, at `INFERRED` severity: shown, never failing a build set to fail on warnings.
 
 A raw HTTP call is judged by its method.  A PUT or DELETE is idempotent (RFC 9110,
-9.2.2): a repeat puts or deletes the same state again, so it is `INFERRED`; so is any
+9.2.2): a repeat puts or deletes the same state again, so it is `INFERRED`.  So is a PATCH
+of fields (a merge patch, RFC 7396: a repeat sets the same values again), though not one
+that sends a JSON Patch, whose `add` to an array a repeat adds twice.  So is any
 write named for the same act (`delete_many`, `remove_member`, `upsert_row`: the
 `idempotent_verbs` of tools.yaml), which urllib3 and most SDKs retry unasked, and so is a
 POST that moves the one resource its URL names to a state (`/tasks/{id}/complete`: the
 `state_actions` of tools.yaml), which a repeat finds already there.  A POST or
 PATCH whose URL is a variable is a write inferred from the verb alone, `INFERRED`: POST is
 also how model calls and searches are sent (in blind reviews of unseen code such POSTs were
-chat completions and question answering as often as writes), and most PATCHes set fields
-that a repeat sets again.
+chat completions and question answering as often as writes).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from nonatomic.rules.lint.semantics.tools import Write
 
 INFERRED = "info"
 # What repeating an idempotent method does.
-IDEMPOTENT_METHODS = {"PUT": "writes the same state again", "DELETE": "deletes what is already gone"}
+IDEMPOTENT_METHODS = {"PUT": "writes the same state again", "DELETE": "deletes what is already gone",
+                      "PATCH": "sets the same fields again"}
 
 
 def severity(write: Write | None, scopes: Iterable[RetryScope], *, handed: bool = False) -> str | None:
@@ -58,7 +60,7 @@ def idempotent_as(write: Write) -> str | None:
     if write.transition is not None:
         return "PUT"
     if write.http is not None:
-        return write.http if write.http in IDEMPOTENT_METHODS else None
+        return write.http if write.http in IDEMPOTENT_METHODS and not write.operations else None
     words = tuple(word_list((write.via or write.name).rsplit(".", 1)[-1]))
     return next((method for verb, method in _idempotent_verbs().items() if words[:len(verb)] == verb), None)
 
@@ -74,7 +76,7 @@ def write_note(write: Write) -> str:
     """What a message adds about a write judged by its HTTP method."""
     if write.transition is not None:
         return f" (`/{write.transition}` moves the one resource its URL names to a state: a repeat finds it there)"
-    if write.http in IDEMPOTENT_METHODS:
+    if write.http is not None and idempotent_as(write) == write.http:
         return f" (an HTTP {write.http}, idempotent: a repeat {IDEMPOTENT_METHODS[write.http]})"
     if (method := idempotent_as(write)) is not None:
         return f" (a {method}, idempotent: a repeat {IDEMPOTENT_METHODS[method]})"
@@ -83,7 +85,7 @@ def write_note(write: Write) -> str:
     if write.replaces:
         return f" (`{write.replaces}=True`: a repeat puts the same state again)"
     if write.http and not write.named:
-        also = ", and POST is also used for queries" if write.http == "POST" else ", and most PATCHes set fields"
+        also = ", and POST is also used for queries" if write.http == "POST" else ""
         return f" (inferred from the HTTP verb: the URL does not name the endpoint{also})"
     return ""
 

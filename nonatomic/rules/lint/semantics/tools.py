@@ -68,6 +68,9 @@ class Write:
     # A POST or PATCH to an action of one resource the URL names by its id, moving it to a state
     # (`f"{base}/tasks/{task_id}/complete"`): the action (`complete`); a repeat finds it there.
     transition: str | None = None
+    # A PATCH whose body is a JSON Patch (RFC 6902: a list of operations, which may `add` to
+    # an array): unlike a body of fields to set (a merge patch), a repeat may add twice.
+    operations: bool = False
 
 
 class ToolRegistry(NameLevels):
@@ -95,6 +98,7 @@ class ToolRegistry(NameLevels):
         self.inference_paths_with_model = tuple(pack["inference_paths_with_model"])
         self.inference_names = set(pack["inference_names"])
         self.inference_classes = set(pack["inference_classes"])
+        self.model_words = set(pack["model_words"])
         self.statement_methods = set(pack["statement_methods"])
         self.read_statements = set(pack["read_statements"])
         self.statement_writes = set(pack["statement_writes"])
@@ -244,8 +248,9 @@ class ToolRegistry(NameLevels):
         upsert = bool(texts) and all(self._upserts(text) for text in texts)
         replaces = next((arg.keyword.value for arg in carrier.args if arg.keyword is not None
                          and arg.keyword.value in self.replacing and calls.is_true(arg.value)), None)
+        operations = verb == "PATCH" and _patch_operations(carrier, where)
         return Write(shown, level, known=known, http=verb, named=named, upsert=upsert, replaces=replaces,
-                     transition=transition)
+                     transition=transition, operations=operations)
 
     def _statements(self, carrier: cst.Call, method: str, where: FunctionFacts | None, model: ModuleModel
                     ) -> list[str] | None:
@@ -378,21 +383,28 @@ class ToolRegistry(NameLevels):
     def _inference_url(self, text: str | None, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel
                        ) -> bool:
         """A POST to a model or query endpoint (`.../chat/completions`, a classifier, a
-        search, a GraphQL query; `/v1/messages` with a `model` in its payload)."""
+        search, a GraphQL query; `/v1/messages` or `/responses` with a `model` in its payload
+        or sent by a function named for the model, `_call_model`)."""
         if text is None:
             return False
         # `/chat/completions`, or an endpoint named for it (`{base}/lollms_generate`)
         endpoint = text.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] if "/" in text else ""
         if any(path in text for path in self.inference_paths) or set(word_list(endpoint)) & self.inference_names:
             return not (_PATH_GRAPHQL in text and _spells_mutation(carrier, where, model))
-        return any(path in text for path in self.inference_paths_with_model) and _names_model(carrier, where)
+        return any(path in text for path in self.inference_paths_with_model) and (
+            _names_model(carrier, where) or self._named_for_model(where))
+
+    def _named_for_model(self, where: FunctionFacts | None) -> bool:
+        """The function a POST is written in (a lambda's enclosing one) is named for a model
+        (`_call_model_with_retry`, `ask_claude`)."""
+        where = _named(where)
+        return where is not None and bool(set(word_list(where.name)) & self.model_words)
 
     def _inference_name(self, where: FunctionFacts | None) -> bool:
         """The function the call is written in (a lambda's enclosing one) is named for
         inference or a query (`_classify`, `get_embeddings`, `search_documents`), or is a
         method of a class named for a model (`ApigeeLlm`, `TypesafeClassifier`)."""
-        while where is not None and not where.name:
-            where = where.parent
+        where = _named(where)
         if where is None:
             return False
         model_class = where.class_name is not None and set(word_list(where.class_name)) & self.inference_classes
@@ -615,6 +627,24 @@ def _spells_mutation(carrier: cst.Call, where: FunctionFacts | None, model: Modu
         else:
             todo += walk.children(node)
     return False
+
+
+def _patch_operations(carrier: cst.Call, where: FunctionFacts | None) -> bool:
+    """A PATCH that sends a JSON Patch: a list as its `json=` body (a literal, or a local bound
+    to one), or a `json-patch` content type spelled in the call."""
+    payload = calls.keyword(carrier, "json")
+    values = [payload.value] if payload is not None else []
+    if payload is not None and isinstance(payload.value, cst.Name) and where is not None:
+        values = where.values_of(payload.value.value)
+    lists = any(isinstance(value, (cst.List, cst.ListComp)) for value in values)
+    return lists or "json-patch" in cst.Module([]).code_for_node(carrier)
+
+
+def _named(where: FunctionFacts | None) -> FunctionFacts | None:
+    """The named function a call is written in: a lambda's enclosing one."""
+    while where is not None and not where.name:
+        where = where.parent
+    return where
 
 
 def _names_model(carrier: cst.Call, where: FunctionFacts | None) -> bool:
