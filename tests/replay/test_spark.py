@@ -145,6 +145,21 @@ def test_generated_logs_with_bad_lines_same_report(spark, tmp_path):
     assert got["findings"] == expected["findings"]
 
 
+def test_files_read_in_many_blocks_keep_their_line_numbers(spark, tmp_path):
+    # Spark splits a file into blocks read by different tasks; every line must still be cited
+    # by its own number and every event keep the DuckDB engine's id.
+    paths = _generated(tmp_path, tasks=5, seed=11)
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "4096")
+    try:
+        assert spark.read.text(paths).rdd.getNumPartitions() > 4
+        expected, got = _both(spark, paths)
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    assert got["quarantine"] == expected["quarantine"]
+    assert got["findings"] == expected["findings"]
+    assert got["summary"] == expected["summary"]
+
+
 def test_parquet_same_report(spark, tmp_path):
     import duckdb
 

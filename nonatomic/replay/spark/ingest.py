@@ -7,11 +7,14 @@ number; each row knows its file and block (`_metadata`) and gets a
 `monotonically_increasing_id`, which grows by one from row to row within a
 task's partition.  A block is read by one task, in order, so a line's number
 in its file is its id minus the first id of its block, plus the lines of the
-file's earlier blocks; those per-block counts are one small aggregate.
-Parquet rows carry their row index (`_metadata.row_index`).
+file's earlier blocks.  The rows are parsed and stored (checkpointed) with
+their file, block and id; one aggregate over the stored rows then gives both
+the per-block counts that number the lines and the per-file counts, so the
+text is read once.  Parquet rows carry their row index (`_metadata.row_index`)
+and each file is numbered as one block.
 
-A line is valid JSON when, wrapped in brackets, it parses as an array of one
-value: parsing the line alone accepts trailing text after an object.
+A line is an event's when, wrapped in brackets, it parses as an array of one
+object: parsing the line alone accepts trailing text after an object.
 Event ids are `base + line` as in the DuckDB engine (each file's base is the
 largest event id before it), so findings cite the same event ids.  Each
 file's `lines` is counted on its own, so `lines = events + quarantined` is a
@@ -73,35 +76,59 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
     # Checkpointed, not persisted: Spark's columnar cache cost more to build than the parsing it
     # saves (20 s against 8 s on 1M lines), and the rows are read three times (counts, events, quarantine).
     records = checkpoint(records.withColumn("good", ~F.col("blank") & F.col("reason").isNull()))
-    counts = {row["file"]: row for row in records.groupBy("file").agg(
-        F.count(F.when(~F.col("blank"), 1)).alias("lines"),
-        F.count(F.when(F.col("good"), 1)).alias("events"),
+    # One pass over the stored rows numbers the lines and counts them.
+    blocks = records.groupBy("uri", "block").agg(
+        F.min("id").alias("first"), F.count(F.lit(1)).alias("rows"),
+        F.count(F.when(~F.col("blank"), 1)).alias("lines"), F.count(F.when(F.col("good"), 1)).alias("events"),
         F.count(F.when(F.col("reason").isNotNull(), 1)).alias("quarantined"),
-        F.max(F.when(F.col("good"), F.col("line"))).alias("last_event")).collect()}
-    result, bases, base = IngestResult(), [], 0
+        F.max(F.when(F.col("good"), F.col("id"))).alias("last_good")).collect()
+    result, located = IngestResult(), _located(spark, files, blocks)
     for f in files:
-        row = counts.get(f.name)
         result.files.append(f.name)
-        bases.append((f.name, base))
-        if row is not None:
-            result.lines += row["lines"]
-            result.events += row["events"]
-            result.quarantined += row["quarantined"]
-            base += row["last_event"] or 0
-    based = spark.createDataFrame(bases, "file string, base long")
+    for row in blocks:
+        result.lines += row["lines"]
+        result.events += row["events"]
+        result.quarantined += row["quarantined"]
+    numbered = records.join(F.broadcast(located), ["uri", "block"]).withColumn("line", F.col("id") + F.col("shift"))
     # Partitioned by task once: every stage's window partitions by the task first and reuses this
     # partitioning instead of shuffling again; checkpointed, as the stages, the evidence and the
     # summary each read it.
-    good = records.where("good").join(F.broadcast(based), "file").withColumn("event_id", F.col("base") + F.col("line"))
+    good = numbered.where("good").withColumn("event_id", F.col("base") + F.col("line"))
     events = checkpoint(good.select("event_id", "file", "line", *FIELDS).repartition("task_id"))
     # read only for the witnesses of findings, so neither persisted nor carried through the stages
     good.where(F.col(CITED[-1]).isNotNull()).select("event_id", *CITED).createOrReplaceTempView(CITED_VIEW)
     # The stages read the stored rows, which in Spark are the events themselves.
     for view in ("events", EVENT_ROWS):
         events.createOrReplaceTempView(view)
-    records.where(F.col("reason").isNotNull()).select("file", "line", "reason", "raw") \
-        .createOrReplaceTempView("quarantine")
+    # A line without a newline at the end of a file was cut short while being written.
+    truncated = (F.col("line") == F.col("truncated_line")) & (F.col("reason") == "invalid JSON")
+    numbered.where(F.col("reason").isNotNull()).select(
+        "file", "line", F.when(truncated, F.lit("truncated last line: invalid JSON")).otherwise(F.col("reason"))
+        .alias("reason"), "raw").createOrReplaceTempView("quarantine")
     return result
+
+
+def _located(spark, files: list[_File], blocks: list) -> DataFrame:
+    """Per (file, block) Spark read: the cited file name, what to add to a row's id to get its
+    line number (`shift`), the file's event id base (the largest event id of the files before
+    it, as in the DuckDB engine), and the file's last line where that line has no newline."""
+    incomplete = {_key(f.location) for f in files if not f.complete}
+    shifts, before, last, last_event = [], {}, {}, {}
+    for row in sorted(blocks, key=lambda r: (r["uri"], r["block"])):
+        uri, done = row["uri"], before.get(row["uri"], 0)
+        shift = done + 1 - row["first"]
+        shifts.append([uri, row["block"], _name(files, uri), shift])
+        before[uri] = last[uri] = done + row["rows"]
+        if row["last_good"] is not None:
+            last_event[_name(files, uri)] = row["last_good"] + shift
+    bases, base = {}, 0
+    for f in files:
+        bases[f.name] = base
+        base += last_event.get(f.name, 0)
+    for shift in shifts:
+        shift += [bases[shift[2]], last[shift[0]] if _key(shift[0]) in incomplete else None]
+    return spark.createDataFrame(
+        shifts, "uri string, block long, file string, shift long, base long, truncated_line long")
 
 
 def _files(spark, arguments: list[str], input_format: str) -> list[_File]:
@@ -138,62 +165,41 @@ def _name(files: list[_File], uri: str) -> str:
     return named.get(_key(uri), uri)
 
 
-def _names(spark, files: list[_File], located: DataFrame) -> DataFrame:
-    """`located` (with Spark's `uri` per row) with the cited `file` name instead."""
-    uris = [row["uri"] for row in located.select("uri").distinct().collect()]
-    names = spark.createDataFrame([(uri, _name(files, uri)) for uri in uris], "uri string, file string")
-    return located.join(F.broadcast(names), "uri").drop("uri")
-
-
 def _jsonl_records(spark, files: list[_File], mapping: FieldMapping, max_line_bytes: int) -> DataFrame:
-    raw = spark.read.text([f.location for f in files]).select(
+    lines = spark.read.text([f.location for f in files]).select(
         F.col("value").alias("text"), F.col("_metadata.file_path").alias("uri"),
         F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("id"))
-    lines = raw.join(F.broadcast(_line_shifts(spark, files, raw)), ["uri", "block"]).select(
-        "file", (F.col("id") + F.col("shift")).alias("line"), "text", "truncated_line")
     cited = [name for name in CITED if name not in mapping.consumed()]
     names = list(dict.fromkeys([*(name for f in FIELDS for name in mapping.sources(f)), *cited]))
     schema = T.StructType([T.StructField(name, T.StringType()) for name in names])
     text = F.col("text")
     wrapped = F.concat(F.lit("["), text, F.lit("]"))
-    # from_json holds the JSON standard (_JSON_OPTIONS) but returns what it parsed before an error;
-    # json_array_length parses to the end, so text after the value makes it NULL.
+    # One parse reads a good line: as an array of one object, which is NULL when anything but one
+    # object is there, text after it included (`null` parses as an array of one NULL).
+    objects = F.from_json(wrapped, T.ArrayType(schema), _JSON_OPTIONS)
+    parsed = F.get(objects, F.lit(0))  # NULL, not an error, for a line that is no object
+    an_object = F.coalesce((F.size(objects) == 1) & parsed.isNotNull(), F.lit(False))
+    # Only a line that is not one object is parsed again, for its reason: from_json holds the JSON
+    # standard (_JSON_OPTIONS) but returns what it parsed before an error; json_array_length
+    # parses to the end, so text after the value makes it NULL.
     valid = F.coalesce((F.size(F.from_json(wrapped, T.ArrayType(T.StringType()), _JSON_OPTIONS)) == 1)
                        & (F.json_array_length(wrapped) == 1), F.lit(False))
     broken = (F.when(F.octet_length(text) > max_line_bytes, F.lit(f"line longer than {int(max_line_bytes)} bytes"))
+              .when(an_object, F.lit(None))
               .when(~valid, F.lit("invalid JSON"))
               .when(~text.rlike(r"^[ \t]*\{"), F.lit("not a JSON object")))
-    # A line without a newline at the end of a file was cut short while being written.
-    broken = F.when((F.col("line") == F.col("truncated_line")) & (broken == "invalid JSON"),
-                    F.lit("truncated last line: invalid JSON")).otherwise(broken)
-    parsed = F.from_json(text, schema, _JSON_OPTIONS)
     sources = {f: ([parsed[name] for name in mapping.sources(f)], None) for f in FIELDS}
     return _records(lines, sources, mapping, broken=broken, blank=F.trim(text) == "", raw=text,
                     cited={name: parsed[name] for name in cited})
 
 
-def _line_shifts(spark, files: list[_File], raw: DataFrame) -> DataFrame:
-    """Per (file, block): the cited file name, what to add to a row's id to get its line
-    number, and the file's last line where that line has no newline."""
-    blocks = raw.groupBy("uri", "block").agg(F.min("id").alias("first"), F.count(F.lit(1)).alias("n")).collect()
-    incomplete = {_key(f.location) for f in files if not f.complete}
-    shifts, before, last = [], {}, {}
-    for row in sorted(blocks, key=lambda r: (r["uri"], r["block"])):
-        done = before.get(row["uri"], 0)
-        shifts.append([row["uri"], row["block"], _name(files, row["uri"]), done + 1 - row["first"]])
-        before[row["uri"]] = last[row["uri"]] = done + row["n"]
-    for shift in shifts:
-        shift.append(last[shift[0]] if _key(shift[0]) in incomplete else None)
-    return spark.createDataFrame(shifts, "uri string, block long, file string, shift long, truncated_line long")
-
-
 def _parquet_records(spark, files: list[_File], mapping: FieldMapping, max_line_bytes: int) -> DataFrame:
     table = spark.read.option("mergeSchema", "true").parquet(*[f.location for f in files])
     columns = {c.name: c.dataType for c in table.schema.fields}
+    # A file is numbered as one block: each row knows its index in its file.
     rows = table.select(F.struct(*[F.col(f"`{c}`") for c in columns]).alias("r"),
-                        F.col("_metadata.file_path").alias("uri"),
-                        (F.col("_metadata.row_index") + 1).alias("line"))
-    rows = _names(spark, files, rows)
+                        F.col("_metadata.file_path").alias("uri"), F.lit(0).cast("long").alias("block"),
+                        F.col("_metadata.row_index").alias("id"))
     sources = {}
     for f in FIELDS:
         present = [name for name in mapping.sources(f) if name in columns]
@@ -207,8 +213,8 @@ def _parquet_records(spark, files: list[_File], mapping: FieldMapping, max_line_
 
 
 def _records(rows: DataFrame, sources: dict, mapping: FieldMapping, broken, blank, raw, cited: dict) -> DataFrame:
-    """`file, line`, the typed event columns, `blank`, `reason`, (for quarantined lines) `raw`, and the
-    fields.CITED extras as text (`cited`: those the rows have)."""
+    """`uri, block, id` (where a row was read), the typed event columns, `blank`, `reason`, (for
+    quarantined lines) `raw`, and the fields.CITED extras as text (`cited`: those the rows have)."""
     columns, problems = [], []
     for f in FIELDS:
         candidates, kind = sources[f]
@@ -221,5 +227,5 @@ def _records(rows: DataFrame, sources: dict, mapping: FieldMapping, broken, blan
     # A blank line is not counted and not an event: it has no reason to be quarantined either.
     why = F.when(~blank, reason(broken, problems))
     extras = [cited.get(name, F.lit(None).cast("string")).alias(name) for name in CITED]
-    return rows.select("file", "line", *columns, blank.alias("blank"), why.alias("reason"),
+    return rows.select("uri", "block", "id", *columns, blank.alias("blank"), why.alias("reason"),
                        F.when(why.isNotNull(), F.substring(raw, 1, RAW_KEPT)).alias("raw"), *extras)
