@@ -663,6 +663,28 @@ class RetryWithoutBackoff(LintRule):
             """,
     ]
     INVALID = [
+        # A malformed answer raised inside the attempt is caught by the loop's own handler:
+        # it goes round like any failure, not the end of a poll.
+        Invalid("""
+                import json
+                import httpx
+
+                def ask(base_url, payload):
+                    for attempt in range(3):
+                        try:
+                            with httpx.Client(timeout=30) as client:
+                                resp = client.post(f"{base_url}/chat/completions", json=payload)
+                            resp.raise_for_status()
+                            parsed = json.loads(resp.json()["choices"][0]["message"]["content"])
+                            if not isinstance(parsed, dict):
+                                raise ValueError("invalid model output")
+                            return parsed
+                        except Exception:
+                            if attempt == 2:
+                                raise
+                """,
+            line=5,
+        ),
         # The attempt leaves the machine only through the class's own helper: what the helper
         # does is read from its body, so the finding is said at info, with the helper named.
         Invalid("""

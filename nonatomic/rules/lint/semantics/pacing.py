@@ -27,7 +27,7 @@ import libcst as cst
 
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.callees import dotted_name, source
-from nonatomic.rules.lint.semantics.loops import calls_in, ifs_in, names_in
+from nonatomic.rules.lint.semantics.loops import calls_in, ifs_in, inside, leaves_loop, names_in
 from nonatomic.rules.lint.semantics.model import (
     CallSite,
     FunctionFacts,
@@ -39,7 +39,7 @@ from nonatomic.rules.lint.semantics.model import (
 )
 from nonatomic.rules.lint.semantics.names import word_list, words
 from nonatomic.rules.lint.semantics.packs import load_pack
-from nonatomic.rules.lint.semantics.retryable import reasks_only
+from nonatomic.rules.lint.semantics.retryable import is_catch_all, reasks_only
 from nonatomic.rules.lint.semantics.tool_config import client_packages
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 from nonatomic.rules.lint.tree import walk
@@ -773,11 +773,37 @@ def _polls(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     }
     flags = names_in(loop.test) if isinstance(loop, cst.While) else set()
     for branch in ifs_in(loop.body):
-        ends = _leaves(branch.body) or bool(_rebinds_of(branch.body).targets & flags)
+        ends = _leaves(branch.body) and not _goes_round(branch, loop) or bool(_rebinds_of(branch.body).targets & flags)
         test = branch.test
         if ends and (names_in(test) & results or any(id(call) in retried for call in calls_in(test))):
             return True
     return False
+
+
+def _goes_round(branch: cst.If, loop: cst.For | cst.While) -> bool:
+    """The branch only raises what the loop's own handler catches and goes round on (`if not
+    isinstance(parsed, dict): raise ValueError(...)` in a `try` whose `except Exception` retries):
+    a failed attempt, not the end of a poll."""
+    statements = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else [branch.body]
+    exits = [small for statement in statements if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+             for small in statement.body if isinstance(small, (cst.Raise, cst.Return, cst.Break))]
+    if not exits or not all(isinstance(small, cst.Raise) and small.exc is not None for small in exits):
+        return False
+    raised = {_last(dotted_name(exc.func if isinstance(exc, cst.Call) else exc) or "?")
+              for exc in (small.exc for small in exits)}
+    return any(
+        inside(branch, attempt.body) and any(not leaves_loop(handler) and _catches(handler, raised)
+                                             for handler in attempt.handlers)
+        for attempt in walk.subtree(loop.body) if isinstance(attempt, cst.Try)
+    )
+
+
+def _catches(handler: cst.ExceptHandler, raised: set[str]) -> bool:
+    if handler.type is None:
+        return True
+    types = [el.value for el in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    names = {_last(dotted_name(expr) or "?") for expr in types}
+    return any(is_catch_all(name) for name in names) or raised <= names
 
 
 def _handlers(node: cst.CSTNode) -> list[cst.ExceptHandler]:
