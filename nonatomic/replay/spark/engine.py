@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 
@@ -36,6 +37,7 @@ from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OP_NAMES
 
+_CONCURRENT_DETECTORS = 4
 _TS_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
 """DuckDB's '%Y-%m-%dT%H:%M:%S.%gZ' (the session time zone is UTC)."""
 
@@ -138,9 +140,11 @@ def detected(spark, select: Iterable[str] | None = None, ignore: Iterable[str] |
             if readers > 1:
                 frame = checkpoint(frame)
             frame.createOrReplaceTempView(stage.name)
-        raw = []
-        for detector, sql in zip(detectors, queries):
-            raw.extend((detector, row.asDict()) for row in spark.sql(sql).collect())
+        # Submitted together: Spark runs the jobs of several threads side by side, so one
+        # detector's planning and its last, narrow tasks overlap the others' work.
+        with ThreadPoolExecutor(max_workers=_CONCURRENT_DETECTORS) as pool:
+            rows = list(pool.map(lambda sql: spark.sql(sql).collect(), queries))
+        raw = [(detector, row.asDict()) for detector, found in zip(detectors, rows) for row in found]
     finally:
         for stage in stages:
             spark.catalog.dropTempView(stage.name)
