@@ -37,7 +37,7 @@ from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OP_NAMES
 
-_CONCURRENT_DETECTORS = 4
+_CONCURRENT_QUERIES = 4
 _TS_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
 """DuckDB's '%Y-%m-%dT%H:%M:%S.%gZ' (the session time zone is UTC)."""
 
@@ -133,16 +133,23 @@ def detected(spark, select: Iterable[str] | None = None, ignore: Iterable[str] |
     params = {**DEFAULT_SETTINGS, **validate_settings(settings or {})}
     stages = stages_of(detectors)
     queries = [translate(d.sql, {p: params[p] for p in d.parameters()}) for d in detectors]
+    def build(stage) -> None:
+        frame = spark.sql(translate(stage.sql, {}))
+        if sum(_reads(sql, stage.name) for sql in [*queries, *(s.sql for s in stages)]) > 1:
+            frame = checkpoint(frame)
+        frame.createOrReplaceTempView(stage.name)
+
+    # Submitted together: Spark runs the jobs of several threads side by side, so one query's
+    # planning and its last, narrow tasks overlap the others' work.  Stages go in waves, each
+    # of those whose stages underneath are built.
     try:
-        for stage in stages:
-            frame = spark.sql(translate(stage.sql, {}))
-            readers = sum(_reads(sql, stage.name) for sql in [*queries, *(s.sql for s in stages)])
-            if readers > 1:
-                frame = checkpoint(frame)
-            frame.createOrReplaceTempView(stage.name)
-        # Submitted together: Spark runs the jobs of several threads side by side, so one
-        # detector's planning and its last, narrow tasks overlap the others' work.
-        with ThreadPoolExecutor(max_workers=_CONCURRENT_DETECTORS) as pool:
+        with ThreadPoolExecutor(max_workers=_CONCURRENT_QUERIES) as pool:
+            built: set[str] = set()
+            while len(built) < len(stages):
+                wave = [s for s in stages if s.name not in built and all(
+                    t.name in built for t in stages if t is not s and _reads(s.sql, t.name))]
+                list(pool.map(build, wave))
+                built |= {s.name for s in wave}
             rows = list(pool.map(lambda sql: spark.sql(sql).collect(), queries))
         raw = [(detector, row.asDict()) for detector, found in zip(detectors, rows) for row in found]
     finally:
