@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import datetime, timedelta
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from nonatomic.replay.api import open_logs
 from nonatomic.replay.report import render_json
 from nonatomic.replay.settings import DEFAULT_SETTINGS
 from nonatomic.rules.replay import DETECTORS
+from nonatomic.rules.replay.views import SAME_TIME_IN_A_TASK
 
 pytest.importorskip("sqlglot", reason="the Spark translation needs sqlglot: pip install 'nonatomic[spark]'")
 
@@ -158,6 +160,30 @@ def test_files_read_in_many_blocks_keep_their_line_numbers(spark, tmp_path):
     assert got["quarantine"] == expected["quarantine"]
     assert got["findings"] == expected["findings"]
     assert got["summary"] == expected["summary"]
+
+
+def test_logs_without_shared_times_same_report(spark, tmp_path):
+    # No two events of a task share a time: both engines take the time as the position
+    # instead of numbering the events; the sample logs (which share times) take the other path.
+    paths = []
+    for path in sorted(SAMPLES.glob("*.jsonl")):
+        lines = []
+        for offset, line in enumerate(path.read_text().splitlines()):
+            event = json.loads(line)
+            ts = datetime.fromisoformat(event["ts"].replace("Z", "+00:00")) + timedelta(microseconds=offset)
+            lines.append(json.dumps({**event, "ts": ts.isoformat().replace("+00:00", "Z")}))
+        paths.append(tmp_path / path.name)
+        paths[-1].write_text("\n".join(lines) + "\n")
+    paths = [str(p) for p in paths]
+    with open_logs(paths) as duck:
+        assert not duck.con.execute(SAME_TIME_IN_A_TASK).fetchone()[0]
+    from nonatomic.replay.spark.ingest import ingest
+
+    ingest(spark, paths)
+    assert spark.sql(translate(SAME_TIME_IN_A_TASK, {})).first()[0] is False
+    expected, got = _both(spark, paths)
+    assert expected["findings"], "the shifted sample logs keep their findings"
+    assert got == expected
 
 
 def test_parquet_same_report(spark, tmp_path):

@@ -4,7 +4,8 @@ Each stage is the catalogue's SQL translated to Spark SQL (translate.py),
 registered as a temporary view under its name, so the detectors read it as
 they read DuckDB's temporary tables; a stage read by more than one query is
 computed once and checkpointed (session.checkpoint: its plan cut off), one
-read once is not.  Not persisted: Spark does not put a cached
+read once is not, nor a stage that is a view by design (the events with the
+time as position: a projection each reader folds into its own scan).  Not persisted: Spark does not put a cached
 plan in place of a view read inside a CTE, as every detector reads them, so
 each detector computed the stages under it again (eight times the detectors'
 time on 1M events).  The events are partitioned by task once (ingest.py),
@@ -35,7 +36,7 @@ from nonatomic.replay.spark.ingest import CITED_VIEW
 from nonatomic.replay.spark.session import checkpoint
 from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
-from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OP_NAMES
+from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OP_NAMES, SAME_TIME_IN_A_TASK
 
 _CONCURRENT_QUERIES = 4
 _TS_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
@@ -131,11 +132,11 @@ def detected(spark, select: Iterable[str] | None = None, ignore: Iterable[str] |
     """Findings with what the reports group them by (detect.shape_grouped)."""
     detectors = choose(select, ignore)
     params = {**DEFAULT_SETTINGS, **validate_settings(settings or {})}
-    stages = stages_of(detectors)
+    stages = stages_of(detectors, lambda: spark.sql(translate(SAME_TIME_IN_A_TASK, {})).first()[0])
     queries = [translate(d.sql, {p: params[p] for p in d.parameters()}) for d in detectors]
     def build(stage) -> None:
         frame = spark.sql(translate(stage.sql, {}))
-        if sum(_reads(sql, stage.name) for sql in [*queries, *(s.sql for s in stages)]) > 1:
+        if stage.materialized and sum(_reads(sql, stage.name) for sql in [*queries, *(s.sql for s in stages)]) > 1:
             frame = checkpoint(frame)
         frame.createOrReplaceTempView(stage.name)
 

@@ -11,11 +11,16 @@ writes wrongly: DuckDB's `epoch_ms` is overloaded (milliseconds -> timestamp,
 and timestamp -> milliseconds), and sqlglot always reads the former.  Our SQL
 uses only the latter, on the `ts` column, so `_epoch_ms` rewrites it to
 Spark's `unix_millis`; any other argument is refused rather than guessed.
+Two functions it passes through by name, which Spark lacks or means otherwise
+(`_SPARK_NAMES`): `epoch_us` is Spark's `unix_micros`, and DuckDB's `hash` is
+64 bits where Spark's is a 32-bit murmur3, whose collisions among a million
+keys would make every count of distinct hashes wrong: Spark's 64-bit hash is
+`xxhash64`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sqlglot
 from sqlglot import exp
@@ -25,6 +30,9 @@ from nonatomic.replay.detect import stages_for
 from nonatomic.replay.ingest.schema import EVENT_ORDER
 from nonatomic.rules.replay.base import Detector
 from nonatomic.rules.replay.views import Stage, events_stage
+
+
+_SPARK_NAMES = {"hash": "xxhash64", "epoch_us": "unix_micros"}
 
 
 class TranslationError(Exception):
@@ -37,7 +45,7 @@ def translate(sql: str, params: Mapping[str, object], dialect: str = "spark") ->
         tree = sqlglot.parse_one(sql, read="duckdb")
         tree = tree.transform(lambda node: _bind(node, params))
         if dialect == "spark":
-            tree = tree.transform(_epoch_ms)
+            tree = tree.transform(_epoch_ms).transform(_spark_name)
         return tree.sql(dialect=dialect, pretty=True, unsupported_level=ErrorLevel.RAISE)
     except (sqlglot.errors.SqlglotError, KeyError) as exc:
         raise TranslationError(f"cannot translate to {dialect}: {exc}") from exc
@@ -58,15 +66,23 @@ def _epoch_ms(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def stages(detectors: list[Detector]) -> list[Stage]:
+def _spark_name(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Anonymous) and str(node.this).lower() in _SPARK_NAMES:
+        return exp.Anonymous(this=_SPARK_NAMES[str(node.this).lower()], expressions=[e.copy() for e in node.expressions])
+    return node
+
+
+def stages(detectors: list[Detector], same_time: Callable[[], bool] = lambda: True) -> list[Stage]:
     """The stages the detectors need, in dependency order.
 
-    Spark always numbers the events in the event order (DuckDB may use the
-    time as the position when no two events of a task share one): a position
-    only orders the events of a task, so findings do not depend on its form.
-    The events are numbered in place (see events_stage): ingest partitioned them by task.
+    As on DuckDB, the time serves as the position when `same_time()` says no two
+    events of a task share one (SAME_TIME_IN_A_TASK, asked only when a detector
+    needs the events stage); otherwise the events are numbered in the event
+    order, in place (see events_stage): ingest partitioned them by task.  SQL
+    written for no data in particular (`--emit-sql`) numbers them, which is
+    right for any log.
     """
-    return stages_for(detectors, lambda: events_stage(EVENT_ORDER, join_back=False))
+    return stages_for(detectors, lambda: events_stage(EVENT_ORDER, same_time(), join_back=False))
 
 
 def queries(detectors: list[Detector], params: Mapping[str, object],
