@@ -54,7 +54,10 @@ class RetryWithoutBackoff(LintRule):
     wave follows it. A loop whose rounds each try another candidate, computed
     from the loop variable (`port = start + offset`), is a scan, not a retry;
     a loop of reads that goes round only while nothing listens yet
-    (`ConnectError`, `ConnectionRefusedError`) waits for a server to start; a
+    (`ConnectError`, `ConnectionRefusedError`) waits for a server to start, and
+    one of reads given what the function made just before it
+    (`indices.create(index=name)`, then `search(index=name)` until it answers)
+    waits for a new resource to be ready; a
     Celery `self.retry(eta=exc.retry_at)` waits as long as the server said. A
     loop or a retry construct that goes round only on a malformed answer that
     arrived (`except json.JSONDecodeError`,
@@ -140,6 +143,21 @@ class RetryWithoutBackoff(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A wait for the index its function just created: the loop reads it (going round on any
+        # failure) until it answers, at the pace of its deadline; nothing is failing.
+        """
+            import time
+            from opensearchpy import OpenSearch
+
+            def create_collection(client: OpenSearch, name: str, settings: dict) -> None:
+                client.indices.create(index=name, body=settings)
+                for _ in range(180):
+                    try:
+                        client.search(index=name, body={"query": {"match_all": {}}})
+                        return
+                    except Exception:
+                        time.sleep(0.5)
+            """,
         # Two attempts at most: one retry, after one wait (here a reconnect), and no wave after it.
         """
 

@@ -648,10 +648,35 @@ def _loop_matters(scope: RetryScope, entries: list[Retried], model: ModuleModel,
         return False
     if _writes(entries, model, registry):
         return True
+    if _awaits_created(scope, entries):
+        return False  # a new resource waited for: a poll at its deadline's pace
     not_yet = set(_pack()["not_yet_errors"]) | set(_pack()["not_up_errors"])
     if scope.caught is None or (scope.caught and all(_last(name) in not_yet for name in scope.caught)):
         return False  # no `except`, or only "not there (or up) yet": a read polled until visible
     return not _polls(scope.node, entries) and any(_external(entry, model, registry) for entry in entries)
+
+
+def _awaits_created(scope: RetryScope, entries: list[Retried]) -> bool:
+    """The loop reads what its function made just before it: a call named for making
+    something (`create_verbs`: `client.indices.create(index=name)`) was given one of the
+    names the loop's calls are given (`client.search(index=name)`)."""
+    sites = [entry.site for entry in entries if entry.site is not None]
+    function = sites[0].function if sites else None
+    if function is None:
+        return False
+    first = next((i for i, site in enumerate(function.sites) if any(frame is scope for frame in site.frames)), None)
+    verbs = set(_pack()["by_design"]["create_verbs"])
+    given = {name for site in sites for arg in site.node.args for name in _argument_names(arg.value)}
+    return first is not None and any(
+        word_list(site.method or "")[:1] and word_list(site.method or "")[0] in verbs
+        and given & {name for arg in site.node.args for name in _argument_names(arg.value)}
+        for site in function.sites[:first])
+
+
+def _argument_names(value: cst.BaseExpression) -> set[str]:
+    """A call's argument as the name or attribute it is (`name`, `self.index_name`), else nothing."""
+    name = dotted_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+    return {name} if name not in (None, "None", "True", "False", "self") else set()
 
 
 def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
