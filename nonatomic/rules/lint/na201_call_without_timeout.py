@@ -64,7 +64,11 @@ class CallWithoutTimeout(LintRule):
 
     ## Severity
     An error for a network call that waits forever (requests, urlopen, SMTP,
-    sockets, httpx with `timeout=None`); `info` for calls that hang only when
+    sockets, httpx with `timeout=None`); a warning when that call is made at
+    the module's top level, which runs once, when the file is run as a script
+    (a generator of a data file, a setup step: a hang stops that run, not a
+    service), though not a client or a timeout value built there, which every
+    function may use; `info` for calls that hang only when
     a child process, a worker or a queue the module fills misbehaves, and for
     clients bounded by a long default (LLM SDKs' 10 minutes, aiohttp's 5,
     `asyncio.open_connection`'s connect, which the kernel gives up after its
@@ -527,59 +531,78 @@ class CallWithoutTimeout(LintRule):
         Invalid(
             """
                 import requests
-                requests.post('https://pay.example.com/refund', json=body)
+                def run(url, body):
+                    requests.post('https://pay.example.com/refund', json=body)
                 """,
-            line=2,
+            line=3,
             fixed="""
                 import requests
-                requests.post('https://pay.example.com/refund', json=body, timeout=30)
+                def run(url, body):
+                    requests.post('https://pay.example.com/refund', json=body, timeout=30)
                 """,
         ),
         Invalid("""
                 from requests import post as p
-                p(url)
-                """, line=2, fixed="""
+                def run(url, body):
+                    p(url)
+                """, line=3, fixed="""
                 from requests import post as p
-                p(url, timeout=30)
+                def run(url, body):
+                    p(url, timeout=30)
                 """),
         Invalid("""
                 import requests
-                requests.get(url, timeout=None)
-                """, line=2, fixed="""
+                def run(url, body):
+                    requests.get(url, timeout=None)
+                """, line=3, fixed="""
                 import requests
-                requests.get(url, timeout=30)
+                def run(url, body):
+                    requests.get(url, timeout=30)
                 """),
         Invalid(
             """
                 import requests
 
-                requests.put(
-                    url,
-                    json=body,
-                )
+                def run(url, body):
+                    requests.put(
+                        url,
+                        json=body,
+                    )
                 """,
-            line=3,
+            line=4,
             fixed="""
                 import requests
 
-                requests.put(
-                    url,
-                    json=body,
-                    timeout=30,
-                )
+                def run(url, body):
+                    requests.put(
+                        url,
+                        json=body,
+                        timeout=30,
+                    )
                 """,
         ),
+        # A request at the module's top level runs once, when the file is run as a script (a
+        # generator of a data file): a hang stops that run, not a service; a warning.
+        Invalid("""
+                import json
+                import urllib.request
+
+                with urllib.request.urlopen("https://registry.example.org/ids.json") as stream:
+                    DATA = json.load(stream)
+                """, line=4, severity="warning"),
         # Sessions, however they are made and kept (ruff and bandit miss these).
         Invalid("""
                 import requests
-                s = requests.Session()
-                s.post(url, json=body)
-                """, line=3),
+                def run(url, body):
+                    s = requests.Session()
+                    s.post(url, json=body)
+                """, line=4),
         Invalid("""
                 import requests
-                with requests.session() as s:
-                    s.get(url)
-                """, line=3),
+                def run(url, body):
+                    with requests.session() as s:
+                        s.get(url)
+                """, line=4),
         Invalid(
             """
                 import requests
@@ -637,16 +660,19 @@ class CallWithoutTimeout(LintRule):
             line=3, severity="info"),
         Invalid("""
                 from urllib.request import urlopen
-                urlopen(url)
-                """, line=2),
+                def run(url, body):
+                    urlopen(url)
+                """, line=3),
         Invalid("""
                 import smtplib
-                server = smtplib.SMTP('smtp.example.com', 587)
-                """, line=2),
+                def run(url, body):
+                    server = smtplib.SMTP('smtp.example.com', 587)
+                """, line=3),
         Invalid("""
                 import socket
-                socket.create_connection(('db', 5432))
-                """, line=2),
+                def run(url, body):
+                    socket.create_connection(('db', 5432))
+                """, line=3),
         Invalid("""
                 import subprocess
                 subprocess.run(['kubectl', 'apply', '-f', 'x.yaml'], check=True)
@@ -1155,12 +1181,18 @@ class CallWithoutTimeout(LintRule):
         # `timeout=None` on a stream (log tails, SSE) is on purpose: its events may be minutes
         # apart.  What it loses is the connect bound, so it is a warning that says so.
         stream = explicit_none and not opted_out and self._streams(node, callee)
+        # A request made at the module's top level runs once, when the file is run as a script
+        # (a generator, a setup step): a hang stops that run, seen by whoever started it, not a
+        # service's worker; a warning.  (A client or timeout built there serves every function.)
+        script = spec.when == "missing" and not spec.value and len(self._scopes) == 1 and not self._classes \
+            and not self._tests_module
         note = in_test if in_test else " (a parameter's default: callers that pass a timeout override it)" \
             if default else " (chosen by a test of the configured timeout: none only when it asks for none)" \
             if opted_out else f" (handed to `{handed_to}`, which makes its requests out of sight: they may run" \
             " under its deadline)" if handed_to else f" (`{receiver}` is typed only by its annotation: `{factory}()`" \
             " made it, and may give it a default timeout)" if factory else " (to this machine: only a local" \
-            " server that stalls holds it)" if local else ""
+            " server that stalls holds it)" if local else " (at the module's top level: run once, as a script)" \
+            if script else ""
         why = ("a stream may wait for its events as long as it likes, but None also drops the connect and"
                " first-byte bound: a server that accepts and never answers holds it forever (bound the connect,"
                " `Timeout(10, read=None)`)") if stream else spec.why
@@ -1170,7 +1202,7 @@ class CallWithoutTimeout(LintRule):
             replacement=replacement,
             fix_title=f"Add `{spec.keywords[0]}={self.fix_timeout}`" if replacement else None,
             severity="info" if in_test or default or opted_out or handed_to or factory or local
-            else "warning" if stream and spec.severity is None else spec.severity,
+            else "warning" if (stream or script) and spec.severity is None else spec.severity,
         )
 
 
