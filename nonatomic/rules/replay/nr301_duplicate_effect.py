@@ -30,19 +30,11 @@ WITH ok_writes AS (
       AND c.tool IS NOT NULL AND c.target IS NOT NULL AND {WRITE.format(op="c")}
 ),
 written_twice AS (
-    -- most writes succeed once: a plain count drops them before the costlier distinct count
+    -- most writes succeed once: a plain count drops them before the numbering
     SELECT task_id, tool, target
     FROM ok_writes
     GROUP BY task_id, tool, target
     HAVING COUNT(*) > 1
-),
-repeated AS (
-    -- effects = unkeyed successes + distinct keys
-    SELECT o.task_id, o.tool, o.target
-    FROM ok_writes o
-    JOIN written_twice w ON w.task_id = o.task_id AND w.tool = o.tool AND w.target = o.target
-    GROUP BY o.task_id, o.tool, o.target
-    HAVING COUNT(*) - COUNT(o.idempotency_key) + COUNT(DISTINCT o.idempotency_key) > 1
 ),
 successes AS (
     SELECT o.*,
@@ -50,31 +42,26 @@ successes AS (
                PARTITION BY o.task_id, o.tool, o.target, o.idempotency_key ORDER BY o.start_pos
            ) AS nth_with_key
     FROM ok_writes o
-    JOIN repeated r ON r.task_id = o.task_id AND r.tool = o.tool AND r.target = o.target
+    JOIN written_twice w ON w.task_id = o.task_id AND w.tool = o.tool AND w.target = o.target
 ),
 effects AS (
-    SELECT s.*,
-           -- Spark allows no frame on ROW_NUMBER: same partition and order as g, default frame
-           ROW_NUMBER() OVER (PARTITION BY task_id, tool, target ORDER BY start_pos) AS nth,
-           COUNT(*) OVER g AS n_effects,
-           COUNT(idempotency_key) OVER g AS n_keyed
+    -- effects = unkeyed successes + the first success under each key
+    SELECT s.*, ROW_NUMBER() OVER (PARTITION BY task_id, tool, target ORDER BY start_pos) AS nth
     FROM successes s
     WHERE idempotency_key IS NULL OR nth_with_key = 1
-    WINDOW g AS (PARTITION BY task_id, tool, target ORDER BY start_pos
-                 ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
-),
-witnesses AS (
-    SELECT task_id, tool, target, list(end_id) AS witness_ids
-    FROM effects
-    GROUP BY task_id, tool, target
 )
-SELECT d.task_id, d.step, d.end_id AS anchor_id, w.witness_ids, d.tool, d.target, d.n_effects,
-       CASE WHEN d.n_keyed = 0 THEN 'no_key'
-            WHEN d.n_keyed = d.n_effects THEN 'new_keys'
+-- one finding per write with two effects or more, at the second
+SELECT task_id, tool, target,
+       max(CASE WHEN nth = 2 THEN step END) AS step,
+       max(CASE WHEN nth = 2 THEN end_id END) AS anchor_id,
+       list(end_id) AS witness_ids,
+       COUNT(*) AS n_effects,
+       CASE WHEN COUNT(idempotency_key) = 0 THEN 'no_key'
+            WHEN COUNT(idempotency_key) = COUNT(*) THEN 'new_keys'
             ELSE 'some_keys' END AS variant
-FROM effects d
-JOIN witnesses w ON w.task_id = d.task_id AND w.tool = d.tool AND w.target = d.target
-WHERE d.nth = 2
+FROM effects
+GROUP BY task_id, tool, target
+HAVING COUNT(*) > 1
 """
 
 
