@@ -140,34 +140,31 @@ OPS = Stage(
         WINDOW w AS (PARTITION BY task_id, step, attempt, op ORDER BY pos)
     ),
     starts AS (
-        -- a start pairs with the next phased event of its attempt when that is an end
-        SELECT p.*, next_phase = 'end' AS paired
+        -- a start pairs with the next phased event of its attempt when that is an end; an end
+        -- whose start is missing is an interval of its own (the end still tells the outcome).
+        -- One read of `phased` gives both: Spark would compute its windows once per read.
+        SELECT p.*, phase = 'start' AND next_phase = 'end' AS paired, phase = 'end' AS orphan
         FROM phased p
-        WHERE phase = 'start'
+        WHERE phase = 'start' OR prev_phase IS DISTINCT FROM 'start'
     ),
     intervals AS (
         SELECT task_id, step, attempt, op,
                COALESCE(tool, CASE WHEN paired THEN next_tool END) AS tool,
                COALESCE(target, CASE WHEN paired THEN next_target END) AS target,
                COALESCE(idempotency_key, CASE WHEN paired THEN next_key END) AS idempotency_key,
-               CASE WHEN paired THEN next_status END AS status,
-               CASE WHEN paired THEN next_code END AS code,
+               CASE WHEN paired THEN next_status WHEN orphan THEN status END AS status,
+               CASE WHEN paired THEN next_code WHEN orphan THEN code END AS code,
                event_id AS start_id, pos AS start_pos, ts_ms AS start_ms,
-               CASE WHEN paired THEN next_id END AS end_id,
-               CASE WHEN paired THEN next_pos END AS end_pos,
-               CASE WHEN paired THEN next_ms END AS end_ms
+               CASE WHEN paired THEN next_id WHEN orphan THEN event_id END AS end_id,
+               CASE WHEN paired THEN next_pos WHEN orphan THEN pos END AS end_pos,
+               CASE WHEN paired THEN next_ms WHEN orphan THEN ts_ms END AS end_ms
         FROM starts
         UNION ALL
-        -- instants, and ends whose start is missing (the end still tells the outcome)
+        -- instants
         SELECT task_id, step, attempt, op, tool, target, idempotency_key, status, code,
                event_id, pos, ts_ms, event_id, pos, ts_ms
         FROM nr_events
         WHERE op IN ('call', 'rollback', 'verify') AND (phase IS NULL OR phase NOT IN ('start', 'end'))
-        UNION ALL
-        SELECT task_id, step, attempt, op, tool, target, idempotency_key, status, code,
-               event_id, pos, ts_ms, event_id, pos, ts_ms
-        FROM phased
-        WHERE phase = 'end' AND prev_phase IS DISTINCT FROM 'start'
     )
     SELECT i.*,
            CASE
