@@ -679,8 +679,36 @@ class RetryWithoutBackoff(LintRule):
                         if "access_token" in answer:
                             return answer["access_token"]
             """,
+        # The handler catches only what `raise_for_status()` raises, and the attempt never calls
+        # it: `requests.get` does not raise `HTTPError`, so the loop never goes round.
+        """
+            import requests
+
+            def resolve(doi_url):
+                for _ in range(5):
+                    try:
+                        with requests.get(doi_url, timeout=30) as resolver:
+                            return resolver.url
+                    except requests.HTTPError:
+                        continue
+                raise LookupError(doi_url)
+            """,
     ]
     INVALID = [
+        # The same loop with the status check does go round on an error answer, at once.
+        Invalid("""
+                import requests
+
+                def resolve(doi_url):
+                    for _ in range(5):
+                        try:
+                            with requests.get(doi_url, timeout=30) as resolver:
+                                resolver.raise_for_status()
+                                return resolver.url
+                        except requests.HTTPError:
+                            continue
+                    raise LookupError(doi_url)
+                """, line=4),
         # A malformed answer raised inside the attempt is caught by the loop's own handler:
         # it goes round like any failure, not the end of a poll.
         Invalid("""

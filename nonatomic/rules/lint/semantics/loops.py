@@ -124,6 +124,28 @@ def leaves_loop(handler: cst.ExceptHandler) -> bool:
     return False
 
 
+def _never_caught(handler: cst.ExceptHandler, attempt: cst.Try) -> bool:
+    """The handler catches only errors a status check raises (`status_only_errors` in
+    retry.yaml: `requests.HTTPError` comes from `raise_for_status()`, not from `get`) and its
+    attempt makes no status check, raises nothing and calls no function or method of its own
+    that might: the handler never runs, and the loop does not go round on it."""
+    if handler.type is None:
+        return False
+    pack = load_pack("retry")
+    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
+    names = [dotted_name(el.value) for el in types] if types else [dotted_name(handler.type)]
+    if not all(name in pack["status_only_errors"] for name in names):
+        return False
+    if any(isinstance(node, cst.Raise) for node in walk.subtree(attempt.body)):
+        return False
+    for call in calls_in(attempt.body):
+        name = dotted_name(call.func) or ""
+        own = "." not in name or name.split(".", 1)[0] in ("self", "cls")
+        if own or name.rsplit(".", 1)[-1] in pack["status_checks"]:
+            return False
+    return True
+
+
 def _refusals(handler: cst.ExceptHandler) -> tuple[frozenset[str], ...]:
     """`if not retry_safe(e): raise`, or `if "authorization" in str(e): sleep(...) else: raise`:
     the handler re-raises unless a test that says nothing was applied holds.  The refusal
@@ -260,7 +282,8 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
         if not all(leaves_loop(handler) for handler in attempt.handlers)
         and _attempt_exits(attempt, loop, flags, is_sleep)
     ]
-    handlers = [handler for attempt in attempts for handler in attempt.handlers if not leaves_loop(handler)]
+    handlers = [handler for attempt in attempts for handler in attempt.handlers
+                if not leaves_loop(handler) and not _never_caught(handler, attempt)]
     if handlers:
         caught: list[str] = []
         bare = False
