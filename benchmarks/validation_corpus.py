@@ -372,6 +372,40 @@ FINAL_11 = [
 ]
 
 
+# A twelfth final set, picked at random from a fresh pool after the fixes the eleventh one's
+# review led to: linted once, with the final rules, and judged blind.
+FINAL_12 = [
+    "acp-langchain==0.3.0", "active-labeling-system==0.2.1", "apihelm==0.0.1", "auscope-sdk==0.1.0",
+    "austaltools==2.17.1", "autourgos-preiteration==3.1.0", "axtbot-plugin-meme==1.0.0",
+    "barie-gmail-mcp==0.1.4", "basel-ai-overlay-mcp==1.0.10", "biocabinet==0.1.0",
+    "brainforge-inference-plugin-rag==0.0.1a1", "bysulf-adapter-mcp==1.0.1", "cairnspan==0.1.1",
+    "cams-charge-get-user-stub-groups==0.1.1", "cg-code-graph==0.23.13", "cleat-sdk==0.4.0",
+    "cohere-core==4.5.4", "dark-sherlock==1.1.0", "demiurg==0.1.52", "django-admin-agent==0.56.0",
+    "dspy-contextfetch==0.1.0", "durusai-cli==3.5.2", "dvc-helper==1.1.1", "echo-archaeology==0.1.0",
+    "evomap==0.5.1", "filebeam==0.1.0", "forge-ai-v2==3.0.0", "forge-ai==1.1.0", "fry-qt6-io-widget==0.1.5",
+    "humanapi-sdk==0.2.0", "iflow-mcp-cve-search-mcp==0.1.0", "iflow-mcp-effytech-freshservice-mcp==1.0.0",
+    "iflow-mcp-langextract-mcp==0.1.1", "iflow-mcp-mrkprdo-wled-mcp==0.1.0",
+    "implosive-backreaction-utac==0.1.0", "inaspeechsegmenter==0.8.0", "jangada-ai==1.9.4",
+    "jsonsubschema==0.0.8", "kaizen-ai==0.1.0", "klock-langchain==0.1.3", "llm-async-codex==0.2.0",
+    "llm-compliance-comparison-mcp==1.0.13", "lsiwh37249-discordbot==0.1.0", "luxembourg-mcp==0.7.0",
+    "mac-cleanup-cli==0.1.0", "maniac==0.5.2", "mcp-bookmark-server-preedew==0.1.0",
+    "mcp-url-locator==0.1.0", "memvanta==0.8.3", "menus-mcp==1.1.1",
+    "mseep-mcp-server-apache-airflow==0.2.8", "mseep-sketchup-mcp==0.1.21", "netease-mail-mcp==1.0.3",
+    "netket==3.23.0", "neural-context-protocol==1.6.1", "nummeropslag-mcp==1.0.2",
+    "octobot-evaluators==1.10.1", "octobot-script==0.1.1", "okto-nexus==0.3.1", "opentoonz-mcp==0.1.0",
+    "paramaterial==0.2.0", "paybox-robot==0.1.2", "petritub==1.1.1", "phlow-auth==0.0.5",
+    "plane-mcp-oss==0.1.1", "provingground==0.1.0", "prowler==5.46.0", "push-to-whisper==0.2.1",
+    "pystac-monty==0.2.7", "pythialabelgenerator==1.2.0", "python-ly==0.9.10", "quorum-validator==0.7.3",
+    "rag-quantguard==0.2.4", "rdt-adaptive-hierarchy==0.1.0", "restic-backup==1.0.1",
+    "sanjiu-jenkins-cli==0.1.0", "scamgate==0.3.3", "seatbelt-guard==0.1.5", "shack-gateway==0.1.0",
+    "shex==0.2.1", "shieldclaw-mcp==0.2.0", "shiroko-netai==2.6.0", "signaloid==2.0.0", "sjanpy==0.0.1",
+    "storge==1.27", "tiled-viewer==0.0.15", "types-boto3-wellarchitected==1.43.103",
+    "understudy-agent==0.0.1", "uploadtool==0.2.2", "vcf2variants==1.4", "veto2==0.1.7",
+    "wapimaji-mcp==0.1.16", "weather001==0.1.1", "wechat-mcp-macos==0.1.1", "wonambi==7.17",
+    "worktrace==0.1.0", "x-api-scraper-haystack==0.1.0", "ytmcp==1.0.1",
+]
+
+
 def half_dir(half: str) -> Path:
     """One folder per half, under the temp dir or NONATOMIC_VALIDATION_CORPUS."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "unseen"
@@ -383,7 +417,7 @@ HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh
           "read-2": READ_2, "final-2": FINAL_2, "final-3": FINAL_3,
           "final-4": FINAL_4, "final-5": FINAL_5,
           "final-6": FINAL_6, "final-7": FINAL_7, "final-8": FINAL_8, "final-9": FINAL_9,
-          "final-10": FINAL_10, "final-11": FINAL_11}
+          "final-10": FINAL_10, "final-11": FINAL_11, "final-12": FINAL_12}
 """Every set by name, in the order they were picked."""
 
 
