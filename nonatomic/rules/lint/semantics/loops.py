@@ -124,17 +124,23 @@ def leaves_loop(handler: cst.ExceptHandler) -> bool:
     return False
 
 
+def _caught(handler: cst.ExceptHandler) -> list[str] | None:
+    """The dotted names of the types `handler` catches ("?" for an expression), None for a bare `except:`."""
+    if handler.type is None:
+        return None
+    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
+    exprs = [el.value for el in types] if types else [handler.type]
+    return [dotted_name(expr) or "?" for expr in exprs]
+
+
 def _never_caught(handler: cst.ExceptHandler, attempt: cst.Try) -> bool:
     """The handler catches only errors a status check raises (`status_only_errors` in
     retry.yaml: `requests.HTTPError` comes from `raise_for_status()`, not from `get`) and its
     attempt makes no status check, raises nothing and calls no function or method of its own
     that might: the handler never runs, and the loop does not go round on it."""
-    if handler.type is None:
-        return False
+    names = _caught(handler)
     pack = load_pack("retry")
-    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
-    names = [dotted_name(el.value) for el in types] if types else [dotted_name(handler.type)]
-    if not all(name in pack["status_only_errors"] for name in names):
+    if names is None or not all(name in pack["status_only_errors"] for name in names):
         return False
     if any(isinstance(node, cst.Raise) for node in walk.subtree(attempt.body)):
         return False
@@ -285,15 +291,9 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
     handlers = [handler for attempt in attempts for handler in attempt.handlers
                 if not leaves_loop(handler) and not _never_caught(handler, attempt)]
     if handlers:
-        caught: list[str] = []
-        bare = False
-        for handler in handlers:
-            if handler.type is None:
-                bare = True
-            else:
-                types = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
-                exprs = [el.value for el in types] if types else [handler.type]
-                caught += [dotted_name(expr) or "?" for expr in exprs]
+        named = [_caught(handler) for handler in handlers]
+        bare = any(names is None for names in named)
+        caught = [name for names in named if names is not None for name in names]
         retried = frozenset(
             call for attempt in attempts for block in (attempt.body, attempt.orelse) if block for call in calls_in(block)
         )
