@@ -149,6 +149,56 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A POST to a model endpoint its module names in a constant: inference, not a write.
+        """
+            import asyncio
+            import httpx
+
+            API_URL = "https://openrouter.ai/api/v1/chat/completions"
+
+            async def review(client: httpx.AsyncClient, payload):
+                for attempt in range(3):
+                    try:
+                        return await client.post(API_URL, json=payload, timeout=30)
+                    except httpx.TransportError:
+                        await asyncio.sleep(2 ** attempt)
+            """,
+        # A request helper whose method is its callers' choice: every caller reads (a GET, or a
+        # POST sent by a function named for a search), so its POST branch sends no write.
+        """
+            import httpx
+            from tenacity import retry, retry_if_exception_type, stop_after_attempt
+
+            class PatentClient:
+                def __init__(self):
+                    self.client = httpx.AsyncClient(base_url="https://api.example.com", timeout=30)
+
+                @retry(stop=stop_after_attempt(3), retry=retry_if_exception_type(httpx.TimeoutException))
+                async def _request(self, path, method="GET", data=None):
+                    if method == "GET":
+                        return await self.client.get(path)
+                    return await self.client.post(path, json=data)
+
+                async def get_patent(self, patent_id):
+                    return await self._request(f"/patent/{patent_id}")
+
+                async def search_patents(self, query):
+                    return await self._request("/patent/", method="POST", data=query)
+            """,
+        # A poll: any failed answer leaves the loop, so only a job still printing goes round.
+        """
+            import asyncio
+            import httpx
+
+            async def wait_for_print(client: httpx.AsyncClient, job_id):
+                while True:
+                    response = await client.post("https://ppubs.example.com/api/print/print-process", json=[job_id])
+                    if response.status_code != 200:
+                        return None
+                    if response.json()[0]["printStatus"] == "COMPLETED":
+                        return response.json()
+                    await asyncio.sleep(1)
+            """,
         # Round again only on a 429, which refuses the request unprocessed; any exception
         # (a timeout included) leaves: no attempt whose outcome is unknown is repeated.
         """
@@ -1040,6 +1090,53 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     ]
 
     INVALID = [
+        # The look-alike of a model call: the constant names a refunds endpoint.
+        Invalid("""
+            import asyncio
+            import httpx
+
+            API_URL = "https://api.example.com/v1/refunds"
+
+            async def refund(client: httpx.AsyncClient, payload):
+                for attempt in range(3):
+                    try:
+                        return await client.post(API_URL, json=payload, timeout=30)
+                    except httpx.TransportError:
+                        await asyncio.sleep(2 ** attempt)
+            """, line=9),
+        # The request helper again, but one caller creates an order through it.
+        Invalid("""
+            import httpx
+            from tenacity import retry, retry_if_exception_type, stop_after_attempt
+
+            class ShopClient:
+                def __init__(self):
+                    self.client = httpx.AsyncClient(base_url="https://api.example.com", timeout=30)
+
+                @retry(stop=stop_after_attempt(3), retry=retry_if_exception_type(httpx.TimeoutException))
+                async def _request(self, path, method="GET", data=None):
+                    if method == "GET":
+                        return await self.client.get(path)
+                    return await self.client.post(path, json=data)
+
+                async def get_order(self, order_id):
+                    return await self._request(f"/orders/{order_id}")
+
+                async def create_order(self, order):
+                    return await self._request("/orders", method="POST", data=order)
+            """, line=12, severity="info"),
+        # A retry, not a poll: a failed answer goes round.
+        Invalid("""
+            import asyncio
+            import httpx
+
+            async def print_document(client: httpx.AsyncClient, document_id):
+                while True:
+                    response = await client.post("https://ppubs.example.com/api/print/submit", json=[document_id])
+                    if response.status_code == 200:
+                        return response.json()
+                    await asyncio.sleep(1)
+            """, line=6, severity="info"),
         # The same call under a retry told to make three attempts (one would retry nothing).
         Invalid("""
                 import requests

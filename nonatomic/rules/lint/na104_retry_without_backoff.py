@@ -143,6 +143,20 @@ class RetryWithoutBackoff(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A poll at a fixed interval: any failed answer leaves the loop (no retry to pace).
+        """
+            import asyncio
+            import httpx
+
+            async def wait_for_print(client: httpx.AsyncClient, job_id):
+                while True:
+                    response = await client.post("https://ppubs.example.com/api/print/print-process", json=[job_id])
+                    if response.status_code != 200:
+                        return None
+                    if response.json()[0]["printStatus"] == "COMPLETED":
+                        return response.json()
+                    await asyncio.sleep(1)
+            """,
         # A wait for the index its function just created: the loop reads it (going round on any
         # failure) until it answers, at the pace of its deadline; nothing is failing.
         """
@@ -695,6 +709,18 @@ class RetryWithoutBackoff(LintRule):
             """,
     ]
     INVALID = [
+        # The same loop going round on a failed answer: a retry at a fixed pace.
+        Invalid("""
+            import asyncio
+            import httpx
+
+            async def print_document(client: httpx.AsyncClient, document_id):
+                while True:
+                    response = await client.post("https://ppubs.example.com/api/print/submit", json=[document_id])
+                    if response.status_code == 200:
+                        return response.json()
+                    await asyncio.sleep(1)
+            """, line=9, severity="info"),
         # The same loop with the status check does go round on an error answer, at once.
         Invalid("""
                 import requests

@@ -478,6 +478,33 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                             chat_contexts[session_id] = []
                         chat_contexts[session_id].append(message)
                 """, line=6),
+        # A record of the events already answered, read only by `in`: one run skips what
+        # another did, shared on purpose.
+        Invalid("""
+                from collections import deque
+                ANSWERED = deque(maxlen=16)
+
+                def on_sent(event):
+                    ANSWERED.append(event.session.event_id)
+
+                def on_message(session):
+                    if session.event_id in ANSWERED:
+                        return
+                    reply(session)
+                """, line=5, severity="info"),
+        # The same record, but also read as a list: a run sees other sessions' entries.
+        Invalid("""
+                from collections import deque
+                ANSWERED = deque(maxlen=16)
+
+                def on_sent(event):
+                    ANSWERED.append(event.session.event_id)
+
+                def on_message(session):
+                    if session.event_id in ANSWERED:
+                        return
+                    reply(session, list(ANSWERED))
+                """, line=5),
         # A session registry its module also tears down: entries with a lifetime, reported at
         # the site that fills it.
         Invalid("""
@@ -948,7 +975,11 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             # as they do: a registry of live objects, not a store a run fills.
             weak = any(self._containers.get(name, ("", None))[0].startswith("Weak") for name in names)
             # A test module's state serves its own test run, which no request or agent run shares.
-            quiet = rebinding or memo or not request or weak or self._test_module or self._reloads(function)
+            # A record of ids read only by `in` (`if event.sn in RECORD: return`) remembers what
+            # any run did, so that another can skip it: shared on purpose.
+            quiet = rebinding or memo or not request or weak or self._test_module or self._reloads(function) \
+                or (not rebinding and not keys
+                    and all(_only_tested_for_membership(original_node, name, found) for name, found in group))
             # Per-request entries under their own keys do not mix; a module that also takes
             # them out gives them a lifetime.  Kept forever, they grow.
             kept_forever = bool(keys) and not any(state.removes(site[0]) for site in sites) and not weak
@@ -1146,3 +1177,35 @@ def _unlocked_rebindings(function: cst.FunctionDef, names: set[str]) -> set[str]
     visitor = _UnlockedRebinding(names)
     walk.visit(function.body, visitor)
     return visitor.found
+
+
+def _only_tested_for_membership(module: cst.Module, name: str, sites: list) -> bool:
+    """Every read of the global `name` outside its own mutations is `... in name` (or `not in`),
+    and there is one: a record of what was seen, kept to be recognised again."""
+    mutations = [site[0] for site in sites]
+    definitions = {id(small) for statement in module.body if isinstance(statement, cst.SimpleStatementLine)
+                   for small in statement.body if isinstance(small, (cst.Assign, cst.AnnAssign)) and any(
+                       isinstance(target, cst.Name) and target.value == name for target in (
+                           [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]))}
+    tested = 0
+    todo: list[cst.CSTNode] = list(module.body)
+    while todo:
+        node = todo.pop()
+        if any(node is site for site in mutations) or isinstance(node, cst.Global):
+            continue
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 \
+                and isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn)) \
+                and isinstance(node.comparisons[0].comparator, cst.Name) and node.comparisons[0].comparator.value == name:
+            tested += 1
+            todo.append(node.left)
+            continue
+        if isinstance(node, cst.Attribute):
+            todo.append(node.value)  # `x.name` is another object's attribute
+            continue
+        if id(node) in definitions:
+            continue  # its definition
+        if isinstance(node, cst.Name) and node.value == name:
+            return False
+        todo.extend(walk.children(node))
+    return tested > 0
+

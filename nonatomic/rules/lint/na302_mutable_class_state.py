@@ -69,8 +69,10 @@ class MutableClassState(state.ScopeTracker, LintRule):
     NA301), `info` otherwise. Entries under their own keys that a method also
     takes out (`del cls._sessions[jid]` when the session closes) have a lifetime:
     `info`, as NA301 says of a global. An attribute annotated `ClassVar[...]` is
-    declared shared on purpose: `info` even when keyed by session or request data
-    (its entries still live as long as the process).
+    declared shared on purpose, and so is the state of a singleton (a class whose
+    `__new__` keeps its one instance): neither is reported unless it holds
+    per-request data, and then a `ClassVar` is `info` (its entries still live as
+    long as the process).
 
     ## Example
     ```python
@@ -245,6 +247,28 @@ class MutableClassState(state.ScopeTracker, LintRule):
                         return fun
                     return _inner
             """,
+        # A process-wide memo declared `ClassVar`, keyed by server: shared on purpose.
+        """
+            from typing import ClassVar
+            class Client:
+                _versions: ClassVar[dict[str, str]] = {}
+                def version(self):
+                    if self.base_url not in self._versions:
+                        self._versions[self.base_url] = self._fetch_version()
+                    return self._versions[self.base_url]
+            """,
+        # A singleton (`__new__` keeps its one instance): its class attributes are that instance's.
+        """
+            class ConfigurationManager:
+                _instance = None
+                _configs = {}
+                def __new__(cls):
+                    if cls._instance is None:
+                        cls._instance = super().__new__(cls)
+                    return cls._instance
+                def register(self, name, config):
+                    self._configs[name] = config
+            """,
     ]
     INVALID = [
         Invalid("""
@@ -278,15 +302,28 @@ class MutableClassState(state.ScopeTracker, LintRule):
                     def mark(cls, k):
                         cls.seen.add(k)
                 """, line=5, severity="info"),
+        # Declared shared, but keyed by session: its entries live as long as the process.
         Invalid(
             """
                 from typing import ClassVar
                 class A:
                     runs: ClassVar[dict] = {}
-                    def f(self, r):
-                        self.runs[r] = 1
+                    def f(self, session_id, r):
+                        self.runs[session_id] = r
                 """,
             line=5, severity="info"),
+        # A singleton's state holding per-request data: one instance serves every request.
+        Invalid("""
+                class Store:
+                    _instance = None
+                    history = []
+                    def __new__(cls):
+                        if cls._instance is None:
+                            cls._instance = super().__new__(cls)
+                        return cls._instance
+                    def add(self, message):
+                        self.history.append(message)
+                """, line=9),
         # No base class: an annotated default is a plain class attribute.
         Invalid("""
                 class A:
@@ -408,7 +445,10 @@ class MutableClassState(state.ScopeTracker, LintRule):
             kind, statement = info.attributes[name]
             line = self.line_of(statement)
             keys = {key for site in found for key in _key_names(site[0])}
+            request = state.named_for_request_data(name) or state.holds_request_data(keys)
             shared = name in info.declared_shared
+            if (shared or _singleton(node)) and not request:
+                continue  # declared shared (`ClassVar`), or the one instance's own: a process-wide memo
             # Entries under their own keys (`cls._sessions[jid] = client`) that a method also
             # takes out (`del cls._sessions[jid]` when the session closes) have a lifetime (NA301's).
             ended = any(state.keys_given(site[0], _of_self(name, _self_name(site[1])), kind) for site in found) \
@@ -422,8 +462,7 @@ class MutableClassState(state.ScopeTracker, LintRule):
                 + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
                 + ("; it is declared `ClassVar`, shared on purpose: remove each entry when its run ends"
                    if shared else ""),
-                severity=None if (state.named_for_request_data(name) or state.holds_request_data(keys))
-                and not shared and not ended else "info",
+                severity=None if request and not shared and not ended else "info",
                 related=tuple(site[0] for site in found[1:]),
             )
 
@@ -587,3 +626,19 @@ def _base_name(expr: cst.BaseExpression) -> str | None:
         expr = expr.value
     name = dotted_name(expr)
     return name.rsplit(".", 1)[-1] if name else None
+
+
+def _singleton(node: cst.ClassDef) -> bool:
+    """A class whose `__new__` keeps the instance it makes on the class (`cls._instance =
+    super().__new__(cls)`): there is one instance, so its class attributes are that
+    instance's own state, no more shared than `self.x` would be."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+    for statement in body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == "__new__" and statement.params.params:
+            owner = statement.params.params[0].name.value
+            for assign in walk.subtree(statement.body):
+                if isinstance(assign, cst.Assign) and any(
+                        isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+                        and t.target.value.value == owner for t in assign.targets):
+                    return True
+    return False

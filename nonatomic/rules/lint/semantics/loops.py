@@ -304,6 +304,8 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
         return None
     if not body.sleeps and not (body.continues and isinstance(loop, cst.For)):
         return None
+    if not body.continues and _failure_leaves(loop):
+        return None
     deciding = set()
     for test in body.exit_tests:
         names = names_in(test)
@@ -313,6 +315,38 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
     if not deciding:
         return None
     return LoopShape(None, tuple(body.sleeps), bound, frozenset(deciding))
+
+
+def _failure_leaves(loop: cst.For | cst.While) -> bool:
+    """A poll, not a retry: the loop's first test, `if r.status_code != 200: return ...`,
+    leaves on any failed answer, so only an answer that worked but says "not yet" goes round
+    (and a raised error leaves too, with no `try` in the loop)."""
+    statements = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
+    first = next((s for s in statements if isinstance(s, cst.If)), None)
+    return first is not None and first.orelse is None and ends_with(first.body, cst.Return, cst.Raise) \
+        and _any_failure(first.test)
+
+
+def _any_failure(test: cst.BaseExpression) -> bool:
+    """`not r.ok`, `r.is_error`, `r.status_code != 200`, `r.status >= 400`, `r.status_code not in
+    (200, 201)`: the test holds for every failed HTTP answer."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return isinstance(test.expression, cst.Attribute) and test.expression.attr.value in ("ok", "is_success")
+    if isinstance(test, cst.Attribute):
+        return test.attr.value == "is_error"
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.left, cst.Attribute) and test.left.attr.value in ("status_code", "status")):
+        return False
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    codes = [el.value for el in right.elements] if isinstance(right, (cst.Tuple, cst.List, cst.Set)) else [right]
+    if not all(isinstance(code, cst.Integer) for code in codes):
+        return False
+    values = [int(code.value) for code in codes]
+    if isinstance(operator, cst.NotEqual) or isinstance(operator, cst.NotIn):
+        return all(200 <= value < 300 for value in values)
+    if isinstance(operator, cst.GreaterThanEqual):
+        return 200 < values[0] <= 400
+    return isinstance(operator, cst.GreaterThan) and 200 <= values[0] < 400
 
 
 @lru_cache(maxsize=1)

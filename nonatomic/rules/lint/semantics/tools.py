@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -241,7 +241,7 @@ class ToolRegistry(NameLevels):
 
     def _http_write(self, shown: str, level: str, verb: str | None, carrier: cst.Call, where: FunctionFacts | None,
                     model: ModuleModel, *, known: bool = True) -> Write:
-        url = _url_of(carrier, where) if verb is not None else None
+        url = _url_of(carrier, where, model) if verb is not None else None
         named = verb is not None and _names_endpoint(url)
         transition = _transition(url, self.transitions) if verb in ("POST", "PATCH") else None
         texts = self._statements(carrier, shown.rsplit(".", 1)[-1], where, model) if verb is None else None
@@ -374,8 +374,10 @@ class ToolRegistry(NameLevels):
     def _external(self, verb: str, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) -> bool:
         """An HTTP write that changes something outside: not to this machine, and not a
         POST that asks a model or runs a query (by its URL or the function it is in)."""
-        url = _url_of(carrier, where)
+        url = _url_of(carrier, where, model)
         if url is not None and names_local_host(url):
+            return False
+        if _callers_read(where, model, self._asks):
             return False
         text = _string_start(url) if url is not None else None
         return verb != "POST" or not (self._inference_url(text, carrier, where, model) or self._inference_name(where))
@@ -399,6 +401,16 @@ class ToolRegistry(NameLevels):
         (`_call_model_with_retry`, `ask_claude`)."""
         where = _named(where)
         return where is not None and bool(set(word_list(where.name)) & self.model_words)
+
+    def _asks(self, where: FunctionFacts | None) -> bool:
+        """The function is named for a read (`get_patent_claims`: a read verb leads it and no
+        write verb is in it) or for inference or a query (`_inference_name`)."""
+        named = _named(where)
+        if named is None:
+            return False
+        words = word_list(named.name)
+        first = next((w for w in words[:2] if w in self.verb_level or w in self.read_verbs), None)
+        return (first in self.read_verbs and not set(words) & set(self.verb_level)) or self._inference_name(named)
 
     def _inference_name(self, where: FunctionFacts | None) -> bool:
         """The function the call is written in (a lambda's enclosing one) is named for
@@ -568,10 +580,11 @@ def _built_request(send: cst.Call, where: FunctionFacts | None) -> cst.Call | No
     return expr if isinstance(expr, cst.Call) else None
 
 
-def _url_of(carrier: cst.Call, where: FunctionFacts | None) -> cst.BaseExpression | None:
+def _url_of(carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) -> cst.BaseExpression | None:
     """The URL an HTTP call is given: `url=`, else its first positional argument that is
-    not the method (`request("POST", url)`); a local bound once (`url = f"{base}/messages"`)
-    stands for its value."""
+    not the method (`request("POST", url)`); a local bound once (`url = f"{base}/messages"`),
+    or a module constant bound once that the function does not rebind (`API_URL =
+    "https://.../chat/completions"`), stands for its value."""
     url = None
     keyword = calls.keyword(carrier, "url")
     if keyword is not None:
@@ -582,9 +595,50 @@ def _url_of(carrier: cst.Call, where: FunctionFacts | None) -> cst.BaseExpressio
             if text is None or text.upper() not in _HTTP_METHODS:
                 url = arg.value
                 break
-    if isinstance(url, cst.Name) and where is not None and len(values := where.values_of(url.value)) == 1:
-        return values[0]
+    if isinstance(url, cst.Name):
+        local = where is not None and where.binds(url.value)
+        values = where.values_of(url.value) if local else model.assigned.get(url.value, [])
+        if len(values) == 1:
+            return values[0]
     return url
+
+
+def _callers_read(where: FunctionFacts | None, model: ModuleModel,
+                  queries: Callable[[FunctionFacts | None], bool]) -> bool:
+    """A request helper whose HTTP method is its callers' choice (`def _request(self, path,
+    method="GET")`, the POST in a branch on it), and every call of it in the module reads:
+    it passes no method other than a read one (`GET`, `HTTPMethods.GET`), or is written in a
+    function that `queries` takes for a read or a query (`search_patents` POSTs a search).  A helper no
+    code in the module calls is judged by its body."""
+    where = _named(where)
+    if where is None:
+        return False
+    at = next((i for i, p in enumerate(where.params) if "method" in word_list(p.name.value)
+               and p.default is not None and _read_method(p.default)), None)
+    if at is None:
+        return False
+    name = where.params[at].name.value
+    bound = 1 if where.class_name is not None and where.params and where.params[0].name.value in ("self", "cls") else 0
+    called = False
+    for site in model.sites:
+        if model.target_function(site.node.func, site.function) is not where:
+            continue
+        called = True
+        given = calls.argument(site.node, (name,), at - bound)
+        if given is None:
+            if calls.has_star_kwargs(site.node):
+                return False
+            continue
+        passed_on = site.function is where and isinstance(given.value, cst.Name) and given.value.value == name
+        if given.star or not (passed_on or _read_method(given.value) or queries(site.function)):
+            return False  # passed on: a re-send of its own
+    return called
+
+
+def _read_method(expr: cst.BaseExpression) -> bool:
+    """`"GET"`, `"head"`, `HTTPMethods.GET`: an HTTP method that reads."""
+    text = expr.attr.value if isinstance(expr, cst.Attribute) else _string_start(expr)
+    return text is not None and text.upper() in ("GET", "HEAD", "OPTIONS")
 
 
 def _names_endpoint(url: cst.BaseExpression | None) -> bool:
