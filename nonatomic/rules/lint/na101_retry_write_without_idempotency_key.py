@@ -40,7 +40,10 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     A key counts when it is passed as a keyword (`idempotency_key=`,
     `ClientToken=`, `dedupe_key=`, ...), as a header (`Idempotency-Key`), or as a
     field of the payload, also through a local variable or a key parameter of
-    the module's own tool function.
+    the module's own tool function.  A write made conditional on the state it
+    read counts too (`if_match=etag`, `ConditionExpression=...`, `kv.update(key,
+    value, last=entry.revision)`: a compare-and-swap, whose repeat is refused
+    once one attempt landed).
 
     ## Why is this bad?
     A timeout does not mean the write failed: the provider may have refunded the
@@ -58,7 +61,11 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     flagged; nor is a loop that goes round only when the error says nothing was
     applied (`if "port is already allocated" not in str(e): raise`), one that asks
     for a fresh resource each round (`port = allocate_free_port()`), or one whose
-    handler first looks the result up and adopts it when it is there.
+    handler first looks the result up and adopts it when it is there.  Nor is a
+    failover that records each candidate it tries and sends it (`tried.add(proxy)`,
+    then `switch(proxy)`), or a poll whose first test leaves on any failed answer
+    (`if r.status_code != 200: return`): only an answer that says "not yet" goes
+    round.
 
     ## Severity
     An error when both links are seen at the site: a known write (the tool
@@ -100,9 +107,12 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     POST, and the author named what the call is for), which the message names.
     A POST through a generic client (`requests.post(url)`,
     `self._client.post(self.url)`) whose URL is not a literal naming the
-    endpoint (nor a local bound once to one) is `info` too: the write is
-    inferred from the verb, and POST is also how model calls and queries are
-    sent. A POST that asks a model or runs a query
+    endpoint (nor a local or module constant bound once to one) is `info` too:
+    the write is inferred from the verb, and POST is also how model calls and
+    queries are sent.  A request helper whose method is a parameter defaulting
+    to GET (`def _request(self, path, method="GET")`) sends no write when every
+    call of it in the module reads: none passes another method, except from a
+    function named for a read or a query (`search_patents`). A POST that asks a model or runs a query
     (its URL says `/chat/completions`, `/embeddings`, `/classify`, `/generate`,
     `/search`, `/graphql` without a `mutation`; `/v1/messages` or `/responses`
     with a `model` in the payload or sent by a function named for the model,
@@ -149,6 +159,43 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # Compare-and-swap: the write is conditional on the revision it read, so once one
+        # attempt lands a repeat is refused (the next round re-reads and tries again).
+        """
+            from nats.js.errors import KeyWrongLastSequenceError
+            from nats.js.kv import KeyValue
+
+            async def increment(kv: KeyValue, key):
+                for _ in range(5):
+                    entry = await kv.get(key)
+                    value = int(entry.value) + 1
+                    try:
+                        await kv.update(key, str(value).encode(), last=entry.revision)
+                        return
+                    except KeyWrongLastSequenceError:
+                        continue
+            """,
+        # A failover: each round records the proxy it tries and switches to it, so the next
+        # round sends another one.
+        """
+            import random
+            import requests
+
+            def switch_proxy(api_url, proxies, max_attempts=3):
+                tried = set()
+                attempts = 0
+                while attempts < max_attempts:
+                    candidate = random.choice([p for p in proxies if p not in tried])
+                    tried.add(candidate)
+                    attempts += 1
+                    try:
+                        resp = requests.post(f"{api_url}/proxies/select", json={"name": candidate}, timeout=10)
+                        if resp.ok:
+                            return True
+                    except requests.RequestException:
+                        continue
+                return False
+            """,
         # A POST to a model endpoint its module names in a constant: inference, not a write.
         """
             import asyncio
@@ -1090,6 +1137,41 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     ]
 
     INVALID = [
+        # The same loop with an unconditional write: a repeat after a lost answer adds one more.
+        Invalid("""
+            from nats.js.errors import KeyWrongLastSequenceError
+            from nats.js.kv import KeyValue
+
+            async def increment(kv: KeyValue, key):
+                for _ in range(5):
+                    entry = await kv.get(key)
+                    value = int(entry.value) + 1
+                    try:
+                        await kv.update(key, str(value).encode())
+                        return
+                    except KeyWrongLastSequenceError:
+                        continue
+            """, line=9, severity="info"),
+        # The same failover loop, but the candidate is fixed before it: the same request again.
+        Invalid("""
+            import random
+            import requests
+
+            def switch_proxy(api_url, proxies, max_attempts=3):
+                tried = set()
+                attempts = 0
+                candidate = random.choice(proxies)
+                while attempts < max_attempts:
+                    tried.add(candidate)
+                    attempts += 1
+                    try:
+                        resp = requests.post(f"{api_url}/proxies/select", json={"name": candidate}, timeout=10)
+                        if resp.ok:
+                            return True
+                    except requests.RequestException:
+                        continue
+                return False
+            """, line=12),
         # The look-alike of a model call: the constant names a refunds endpoint.
         Invalid("""
             import asyncio

@@ -74,7 +74,8 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     nothing in the module removes: the message says it grows). `info` for
     per-request entries the module also takes out (a session registry with its
     teardown), for weak containers (a `WeakSet` of live sessions holds them only
-    while their owners do), for memos (named so, or a lookup stored
+    while their owners do), for records of ids read only by `in` (`if event.id in
+    ANSWERED: return`: kept so that one run skips what another did), for memos (named so, or a lookup stored
     where it is looked up), for functions the module also runs at import time
     (a catalogue it reloads), for the state of a test module (one that defines
     `test_*` functions or a `TestCase`), and for lazy singletons, registries

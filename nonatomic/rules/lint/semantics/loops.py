@@ -387,9 +387,28 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
         return True  # every address the loop calls is this machine's: a readiness probe
     if any(_drops_connection(attempt, set(body.assigned), drop_words) for attempt in body.tries):
         return True
+    if _fails_over(body):
+        return True
     if any(_probes_readiness(attempt, probe_words) for attempt in body.tries):
         return True
     return any(_verifies(handler, verify_verbs) for attempt in body.tries for handler in attempt.handlers)
+
+
+def _fails_over(body: _Body) -> bool:
+    """`tried.add(proxy)` and `put(..., json={"name": proxy})`: each round records the
+    candidate it tries and sends it, so the next round picks another (a failover across
+    proxies, hosts or ports), not the same request again."""
+    recorded = {arg.value.value for call in body.calls if isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in ("add", "append") and len(call.args) == 1
+                and isinstance(arg := call.args[0], cst.Arg) and isinstance(arg.value, cst.Name)}
+    recorded &= set(body.assigned)  # chosen in the round, not a value fixed before the loop
+    for call in body.calls:
+        method = (dotted_name(call.func) or "").rsplit(".", 1)[-1].lower().strip("_")
+        if method in ("add", "append") or method in _COUNTER_USES:  # the record itself, a log line
+            continue
+        if any(mentions(arg.value, name) for arg in call.args for name in recorded):
+            return True
+    return False
 
 
 def _drops_connection(attempt: cst.Try, rebound: set[str], drop_words: set[str]) -> bool:

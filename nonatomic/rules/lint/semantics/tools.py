@@ -109,6 +109,8 @@ class ToolRegistry(NameLevels):
         self.hint_names = pack["tool_annotations"]
         self.sdk = [(entry, tuple(entry["calls"])) for entry in pack["sdk"]]
         self.key_names = {normal_key(k) for k in [*pack["idempotency_keys"], *table.get("idempotency_keys", [])]}
+        self.preconditions = {normal_key(k) for k in pack["preconditions"]}
+        self.versions = set(pack["precondition_values"])
 
     @classmethod
     def for_table(cls, table: Mapping[str, Any] | None) -> ToolRegistry:
@@ -512,7 +514,7 @@ class ToolRegistry(NameLevels):
     def key_of_retried(self, retried: Retried, model: ModuleModel) -> cst.CSTNode | None:
         """The idempotency key reaching a retried write: passed at the call, a key
         parameter the callee requires, or the keys the callee's own writes pass."""
-        key = self.idempotency_key_of(retried.carrier, retried.function)
+        key = self.idempotency_key_of(retried.carrier, retried.function) or self.precondition_of(retried.carrier)
         if key is not None:
             return key
         facts = model.target_function(retried.target, retried.function)
@@ -522,6 +524,19 @@ class ToolRegistry(NameLevels):
             return None
         # A tool annotated idempotent is taken at its word (NA108 checks the word).
         return self.hint(facts, "idempotent") or self.key_inside(facts, model)
+
+    def precondition_of(self, carrier: cst.Call) -> cst.BaseExpression | None:
+        """What makes the write conditional on the state it read (`if_match=etag`, `last=
+        entry.revision`): once one attempt lands, a repeat is refused, as a key's is."""
+        for arg in carrier.args:
+            if arg.keyword is None:
+                continue
+            if normal_key(arg.keyword.value) in self.preconditions:
+                return arg.value
+            value = arg.value
+            if isinstance(value, cst.Attribute) and set(word_list(value.attr.value)) & self.versions:
+                return value
+        return None
 
     def key_inside(self, facts: FunctionFacts, model: ModuleModel) -> cst.CSTNode | None:
         memo_key = ("key", id(facts))
