@@ -175,14 +175,20 @@ def main() -> None:
         print(json.dumps(result))
         return
 
+    from bench_floor import ORDERINGS, floor  # bench_floor reads this module's generator
+
     os.makedirs(options.data, exist_ok=True)
     print(f"{os.cpu_count()} CPUs; load average {load()} (other processes slow the wall times; CPU s is"
-          " the measured process's own CPU time over all its threads)")
-    row = "{:>11} {:<8} {:<14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6}"
-    print(row.format("events", "format", "memory limit", "ingest s", "detect s", "total s", "CPU s", "peak MB",
-                     "findings", "load"))
+          " the measured process's own CPU time over all its threads; x floor: the total as a multiple of"
+          " bench_floor.py's floor for the same file, measured in this run)")
+    row = "{:>11} {:<8} {:<14} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9} {:>6}"
+    print(row.format("events", "format", "memory limit", "ingest s", "detect s", "total s", "x floor", "CPU s",
+                     "peak MB", "findings", "load"))
     for size in options.sizes:
         paths = generate(options.data, size)
+        times = floor(paths)
+        floors = {fmt: times[read] + sum(times[name] for name in ORDERINGS)
+                  for fmt, read in (("jsonl", "read the JSONL"), ("parquet", "read the Parquet"))}
         runs = [(fmt, "-") for fmt in ("jsonl", "parquet")]
         if size >= 10_000_000:
             runs.append(("jsonl", "1GB"))
@@ -190,7 +196,9 @@ def main() -> None:
             r = child("nonatomic", paths[fmt], limit)
             print(row.format(f"{r['events']:,}", fmt, limit if limit != "-" else "none",
                              f"{r['ingest_s']:.2f}", f"{r['detect_s']:.2f}", f"{r['total_s']:.2f}",
-                             f"{r['cpu_s']:.2f}", f"{r['peak_mb']:.0f}", r["findings"], load()))
+                             f"{r['total_s'] / floors[fmt]:.1f}x", f"{r['cpu_s']:.2f}", f"{r['peak_mb']:.0f}",
+                             r["findings"], load()))
+        print(f"{'':>11} floor {floors['jsonl']:.2f} s from JSONL, {floors['parquet']:.2f} s from Parquet")
         if size == 1_000_000:
             baseline(paths["jsonl"])
 

@@ -143,6 +143,23 @@ class RetryWithoutBackoff(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A wait for a local port to be free: binding asks this machine, no service.
+        """
+            import asyncio
+            import errno
+            import socket
+
+            async def wait_for_port(host, port):
+                for attempt in range(20):
+                    try:
+                        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                            sock.bind((host, port))
+                        return
+                    except OSError as e:
+                        if e.errno != errno.EADDRINUSE:
+                            raise
+                        await asyncio.sleep(0.5)
+            """,
         # A poll at a fixed interval: any failed answer leaves the loop (no retry to pace).
         """
             import asyncio
@@ -709,6 +726,23 @@ class RetryWithoutBackoff(LintRule):
             """,
     ]
     INVALID = [
+        # The same pacing around a send to a service: clients retry together.
+        Invalid("""
+            import asyncio
+            import errno
+            import socket
+
+            async def send_greeting(host, port):
+                for attempt in range(20):
+                    try:
+                        with socket.create_connection((host, port), timeout=5) as sock:
+                            sock.sendall(b"HELLO")
+                        return
+                    except OSError as e:
+                        if e.errno != errno.ECONNREFUSED:
+                            raise
+                        await asyncio.sleep(0.5)
+            """, line=14),
         # The same loop going round on a failed answer: a retry at a fixed pace.
         Invalid("""
             import asyncio

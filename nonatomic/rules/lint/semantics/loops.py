@@ -367,7 +367,8 @@ def _write_verbs() -> frozenset[str]:
 def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     """The loop goes round by design, not to repeat a failed request: it asks a person
     (`input()`), reconnects, polls at an interval the protocol or server sets, long-polls
-    on a deadline, probes a local server or a readiness endpoint until it is up, or checks
+    on a deadline, probes a local server or a readiness endpoint until it is up, waits for
+    a local port to be free, fails over to another candidate, or checks
     that the failed attempt did not land before going round (see `by_design` in retry.yaml)."""
     interactive, reconnect, interval, long_poll, local_hosts, verify_verbs, drop_words, probe_words = _design()
     for call in body.calls:
@@ -390,6 +391,8 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     if _fails_over(body):
         return True
     if any(_probes_readiness(attempt, probe_words) for attempt in body.tries):
+        return True
+    if any(_binds_port(attempt) for attempt in body.tries):
         return True
     return any(_verifies(handler, verify_verbs) for attempt in body.tries for handler in attempt.handlers)
 
@@ -434,6 +437,13 @@ def _probes_readiness(attempt: cst.Try, probe_words: set[str]) -> bool:
         return False
     paths = [word_list(text) for text in _strings_in(attempt.body) if "/" in text]
     return any(set(words) & probe_words for words in called + paths)
+
+
+def _binds_port(attempt: cst.Try) -> bool:
+    """`sock.bind((host, port))`: the attempt asks this machine whether a port is free (a
+    wait for a server to let go of it), no service is asked anything."""
+    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind" and len(call.args) == 1
+               and isinstance(call.args[0].value, cst.Tuple) for call in calls_in(attempt.body))
 
 
 def _verifies(handler: cst.ExceptHandler, verify_verbs: set[str]) -> bool:
