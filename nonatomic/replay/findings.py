@@ -43,7 +43,9 @@ CREATE OR REPLACE TEMP TABLE {TABLE} (
     fingerprint VARCHAR, subject_kind VARCHAR, subject VARCHAR, finding VARCHAR
 )
 """
-_CITE = "x.file || ':' || x.line || CASE WHEN coalesce(x.span_id, '') <> '' THEN ' span ' || x.span_id ELSE '' END"
+_FILE = "file_map[x.file]"
+"""The file of an evidence struct `x`, which carries its rank (see insert_sql)."""
+_CITE = f"{_FILE} || ':' || x.line || CASE WHEN coalesce(x.span_id, '') <> '' THEN ' span ' || x.span_id ELSE '' END"
 """report.model.cite in SQL, over an evidence struct `x`."""
 _RANK = "CASE severity " + " ".join(f"WHEN '{s}' THEN {i}" for i, s in enumerate(SEVERITIES)) + " ELSE 9 END"
 
@@ -87,8 +89,15 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
     return f"""
     INSERT INTO {TABLE}
     WITH files AS (
-        -- the fingerprint names files without their directory (posixpath.basename of a path with / or \\)
-        SELECT file_id, file, regexp_replace(file, '^.*[/\\\\]', '') AS name FROM log_files
+        -- the fingerprint names files without their directory (posixpath.basename of a path with / or \\);
+        -- the evidence carries a file's rank among the names, which sorts as the name does and
+        -- is cheaper to gather than the text, and its time, formatted once in place
+        SELECT file_id, file, regexp_replace(file, '^.*[/\\\\]', '') AS name,
+               CAST(DENSE_RANK() OVER (ORDER BY file) AS INTEGER) AS file_rank
+        FROM log_files
+    ),
+    ranks AS (
+        SELECT map_from_entries(list(DISTINCT {{'k': file_rank, 'v': file}})) AS file_map FROM files
     ),
     positions AS (
         SELECT rid, anchor_id, pos, ids[pos] AS event_id
@@ -109,11 +118,11 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         GROUP BY ALL
     ),
     located AS (
-        SELECT rid, anchor_id, event_id, file, file_name, line, ts, moment, {span_ids}
+        SELECT rid, anchor_id, event_id, file_rank, file_name, line, moment, {span_ids}
         FROM (
             -- the extra fields parsed once for both ids
-            SELECT w.rid, w.anchor_id, e.event_id, f.file, f.name AS file_name, e.line,
-                   strftime(timezone('UTC', e.ts), '{TS_FORMAT}') AS ts, date_trunc('millisecond', e.ts) AS moment,
+            SELECT w.rid, w.anchor_id, e.event_id, f.file_rank, f.name AS file_name, e.line,
+                   date_trunc('millisecond', e.ts) AS moment,
                    json_extract_string(e.extra, {_list([f'$.{name}' for name in CITED])}) AS span
             FROM witnessed w JOIN {EVENT_ROWS} e USING (event_id) JOIN files f USING (file_id)
         )
@@ -122,18 +131,18 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         -- the evidence sorted by (ts, file, line) as structs that lead with those fields (each with the
         -- names it is witnessed by); an event read from a trace also cites its trace and span
         SELECT l.rid,
-               list_sort(list({{'ts': l.ts, 'file': l.file, 'line': l.line, 'event_id': l.event_id,
+               list_sort(list({{'ts': l.moment, 'file': l.file_rank, 'line': l.line, 'event_id': l.event_id,
                                 'role': coalesce(o.role, 'anchor'), 'trace_id': l.trace_id, 'span_id': l.span_id,
                                 'names': coalesce(o.names, '')}})) AS evidence,
                list_sort(list(l.file_name || ':' || l.line)) AS keys,
-               any_value(l.ts) FILTER (WHERE l.event_id = l.anchor_id) AS ts,
+               {_ts("any_value(l.moment) FILTER (WHERE l.event_id = l.anchor_id)")} AS ts,
                any_value(l.moment) FILTER (WHERE l.event_id = l.anchor_id) AS moment
         FROM located l LEFT JOIN roles o USING (rid, event_id)
         GROUP BY l.rid
     ),
     cited AS (
         -- where each witness name's events are, as the because lines cite them
-        SELECT p.*, {cites} AS cites FROM proofs p
+        SELECT p.*, {cites} AS cites, file_map FROM proofs p, ranks
     ),
     built AS (
         -- the evidence in the contract's order of fields
@@ -141,8 +150,9 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
                list_filter([{because}]::VARCHAR[], lambda x: x IS NOT NULL) AS because,
                p.ts, p.moment,
                list_transform(p.evidence, lambda x: CASE WHEN x.span_id IS NULL
-                   THEN to_json({{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts, 'role': x.role}})
-                   ELSE to_json({{'event_id': x.event_id, 'file': x.file, 'line': x.line, 'ts': x.ts,
+                   THEN to_json({{'event_id': x.event_id, 'file': {_FILE}, 'line': x.line, 'ts': {_ts("x.ts")},
+                                 'role': x.role}})
+                   ELSE to_json({{'event_id': x.event_id, 'file': {_FILE}, 'line': x.line, 'ts': {_ts("x.ts")},
                                  'trace_id': x.trace_id, 'span_id': x.span_id, 'role': x.role}})
                    END) AS events,
                left(sha256(concat_ws(chr(31), '{detector.code}', r.task_id, coalesce(CAST(r.step AS VARCHAR), 'None'),
@@ -159,6 +169,11 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
     FROM built f
     {('WHERE ' + where_clause) if where_clause else ''}
     """
+
+
+def _ts(moment: str) -> str:
+    """A finding's or a witness's time as text (TS_FORMAT) from its `moment`."""
+    return f"strftime(timezone('UTC', {moment}), '{TS_FORMAT}')"
 
 
 def _message(detector: Detector, columns: Mapping[str, str]) -> str:

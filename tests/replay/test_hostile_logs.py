@@ -130,6 +130,22 @@ def test_a_repaired_line_replaces_the_file_instead_of_adding_it_again(tmp_path):
         assert again.detect() == []  # no false NR301/NR304/NR403 from a second copy
 
 
+def test_a_log_cut_back_to_what_it_once_held_is_loaded_again(tmp_path):
+    # The ledger still remembers the first version of the log: that is this path's past, not a copy
+    # of the content held elsewhere, so the cut-back log replaces the grown one and keeps its events.
+    log, db = tmp_path / "audit.jsonl", tmp_path / "r.duckdb"
+    first = [record(i) for i in range(4)]
+    log.write_bytes(jsonl(first))
+    open_logs(log, db=db).close()
+    log.write_bytes(jsonl(first + [record(4)]))
+    open_logs(log, db=db).close()
+    log.write_bytes(jsonl(first))
+    with open_logs(log, db=db) as again:
+        assert again.ingested.changes == {str(log): "replaced"}
+        assert state(again)[2] == (4, 4, 0)
+        assert sorted(again.con.execute("SELECT seq FROM events").fetchall()) == [(i,) for i in range(4)]
+
+
 @pytest.mark.parametrize("change", ["gzip grown by a member", "recompressed gzip", "rewritten parquet"])
 def test_a_changed_compressed_or_parquet_file_is_counted_once(tmp_path, change):
     db = tmp_path / "r.duckdb"

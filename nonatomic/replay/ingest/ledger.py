@@ -86,7 +86,10 @@ def plan(con, log: LogFile, persistent: bool) -> Plan:
     digest, prefix_digest = _sha256(log.location, prefix_size)
     if previous is not None and previous[1] == digest:
         return Plan(previous[0], "unchanged", sha256=digest)
-    held = con.execute("SELECT 1 FROM ingested_files WHERE sha256 = $sha LIMIT 1", {"sha": digest}).fetchone()
+    # Held under another path; this path's own older rows (a log that grew, then was cut back to
+    # what it once was) are versions it replaces, not copies.
+    held = con.execute("SELECT 1 FROM ingested_files WHERE sha256 = $sha AND realpath <> $realpath LIMIT 1",
+                       {"sha": digest, "realpath": realpath}).fetchone()
     if previous is None:
         return Plan(_own_name(con, log, realpath), "unchanged" if held else "new", sha256=digest)
     file, _, _, last_line, complete = previous
