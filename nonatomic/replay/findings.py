@@ -97,7 +97,9 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         FROM log_files
     ),
     ranks AS (
-        SELECT map_from_entries(list(DISTINCT {{'k': file_rank, 'v': file}})) AS file_map FROM files
+        SELECT map_from_entries(list(DISTINCT {{'k': file_rank, 'v': file}})) AS file_map,
+               map_from_entries(list(DISTINCT {{'k': file_rank, 'v': name}})) AS name_map
+        FROM files
     ),
     positions AS (
         SELECT rid, anchor_id, pos, ids[pos] AS event_id
@@ -118,10 +120,10 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
         GROUP BY ALL
     ),
     located AS (
-        SELECT rid, anchor_id, event_id, file_rank, file_name, line, moment, {span_ids}
+        SELECT rid, anchor_id, event_id, file_rank, line, moment, {span_ids}
         FROM (
             -- the extra fields parsed once for both ids
-            SELECT w.rid, w.anchor_id, e.event_id, f.file_rank, f.name AS file_name, e.line,
+            SELECT w.rid, w.anchor_id, e.event_id, f.file_rank, e.line,
                    date_trunc('millisecond', e.ts) AS moment,
                    json_extract_string(e.extra, {_list([f'$.{name}' for name in CITED])}) AS span
             FROM witnessed w JOIN {EVENT_ROWS} e USING (event_id) JOIN files f USING (file_id)
@@ -134,7 +136,6 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
                list_sort(list({{'ts': l.moment, 'file': l.file_rank, 'line': l.line, 'event_id': l.event_id,
                                 'role': coalesce(o.role, 'anchor'), 'trace_id': l.trace_id, 'span_id': l.span_id,
                                 'names': coalesce(o.names, '')}})) AS evidence,
-               list_sort(list(l.file_name || ':' || l.line)) AS keys,
                {_ts("any_value(l.moment) FILTER (WHERE l.event_id = l.anchor_id)")} AS ts,
                any_value(l.moment) FILTER (WHERE l.event_id = l.anchor_id) AS moment
         FROM located l LEFT JOIN roles o USING (rid, event_id)
@@ -142,7 +143,9 @@ def insert_sql(detector: Detector, raw: str, columns: Mapping[str, str], where_c
     ),
     cited AS (
         -- where each witness name's events are, as the because lines cite them
-        SELECT p.*, {cites} AS cites, file_map FROM proofs p, ranks
+        SELECT p.*, {cites} AS cites, file_map,
+               list_sort(list_transform(p.evidence, lambda x: name_map[x.file] || ':' || x.line)) AS keys
+        FROM proofs p, ranks
     ),
     built AS (
         -- the evidence in the contract's order of fields
