@@ -406,6 +406,72 @@ FINAL_12 = [
 ]
 
 
+# A thirteenth set, picked at random from a fresh pool: linted once with the rules as they
+# stood, judged blind, then read while fixing what that review found wrong.
+FINAL_13 = [
+    "2dcomboselector==0.2.0", "acconeer-exptool==7.18.2", "aem-instance-manager==0.6", "agent-immune==0.2.2",
+    "agent-matrix-lab==0.1.0", "agentbox-python-sdk==1.0.9", "ai-rag==0.1.0", "amazon-orders-mcp==2.1.0",
+    "ape-langchain==1.0.7", "araxai==0.3.1", "arcade-jira==3.1.2", "automas-maafw-agent-env==0.1.4",
+    "bridgellm==0.4.2", "cellarium-cas==1.8.0", "chaotax==0.0.1", "charmcraft==4.5.0", "chipsnews-mcp==1.0.1",
+    "cognitive-agent-substrate==0.1.0", "contractor-foreman-api-mcp==1.0.3", "ct-conductor==0.0.4",
+    "darkhunt-api==0.1.13", "deepagent-temporal==0.1.0", "dir2clip==0.1.3", "docira-mcp==0.1.0",
+    "docker-prune==1.0.5", "embedx-inference==0.3.1", "entari-plugin-llm==0.4.0", "eval-builder==0.2.0",
+    "extensible-mcp==0.3.4", "folder-metadata==0.1.0", "gatehouse-crunchtools==0.18.0",
+    "glpi-mcp-server==0.1.0", "godotlens-mcp==1.2.0", "google-search-console-mcp==0.10.9",
+    "gosce-authenticated-mcp-agent==0.1.7", "hun-date-parser==0.3.4",
+    "iflow-mcp-braindead-dev-instagram-dms-mcp==0.1.4", "iflow-mcp-kakaxi3019-wechat-oa-api-mcp==1.0.0",
+    "iflow-mcp-riemannzeta-patent-mcp-server==0.6.2", "interactive-dependency-resolver==0.1.0a2",
+    "kedacode==0.5.0", "knos-hermes==0.1.0", "langchain-memstate==0.3.0", "llm-gemini-code-assist==0.28.2",
+    "llm-jsonl-converter==2025.9.141156", "llm-lmstudio==0.3.1", "llm-safety-playbooks==0.1.0",
+    "m2ai-n8n-mcp==1.0.0", "macbeth-mcp-demo==0.1.0", "mcp-jive==1.4.0", "mcp-ph-sms==1.0",
+    "mcp-test-harness-mistral==5.3.1", "mezhar==0.15.4", "motosan-agent-workflow==0.3.0", "mseep-isek==0.3.1",
+    "mseep-wuwa-mcp-server==1.0.0", "navi-mcp==1.1.0", "nifi-mcp==0.2.0", "ntep==0.1.0", "onekey-mcp==0.1.4",
+    "open-agent-contract==0.4.0.post1", "openagentmesh==0.2.0", "paisa==0.1.9",
+    "paperless-telegram-bot==0.7.2", "paperpin==0.2.1", "pretix-paystack==1.0.2", "protogrid-sdk==0.4.2",
+    "qamule-trajectory==0.1.0", "qbit-manage==4.14.0", "qualys-mcp==0.2.9", "quesen-crewai==0.5.1",
+    "quilt-mcp==0.22.0", "rents-mcp-weather2==0.1.0", "rgx-mcp==1.0.5", "samplab-url-tools==0.1.0",
+    "seedfaker==0.4.0a1", "seismic-forward==4.5.1", "sibylline-skald==0.2.0", "signalwire-pom==2.7.2",
+    "solbiz-coder==0.1.0", "sota-agent-framework==0.4.3", "sqlite-graph-memory==0.3.3",
+    "ssh-agent-keyring==0.6.0", "stepback==0.2.0", "synthetic-dataset-gen==1.0.0", "tealtiger==1.5.0",
+    "traeco-sdk==1.0.3", "transcapi-mcp==0.1.3", "vaultmem==0.3.3", "vibetest-use==0.1.2",
+    "voyager-ai==0.0.1", "zotero-library-mcp==0.10.2",
+]
+
+
+# A fourteenth set, picked at random from a fresh pool after those fixes: linted once, with
+# the rules as they then stood, and judged blind.
+FINAL_14 = [
+    "ablate-llm==0.3.0", "acmc==1.0.0", "acpbox==0.2.3", "adp-mcp==0.1.0", "agent-audit==0.20.0",
+    "agent-curriculum==0.1.0", "agent-deck==0.1.0", "agentic-fabriq-sdk==0.1.88",
+    "agentoath-mcp-server==0.2.0", "amjadyt==0.0.7", "bach-weather-by-api-ninjas==1.0.0",
+    "banyan-ai==0.1.0a1", "beeskep==0.0.1", "bhp-pro==1.7.2", "cloudtruth-mcp-server==1.0.3",
+    "codelore==0.1.1", "composio-tealtiger==0.1.0", "cortexdb-langchain==0.1.0", "cvm-vnc==0.3.0",
+    "das-llm==0.1.0", "data-wise-jupyter-mcp-server==2.1.0", "datasignals-events-mcp==1.0.4",
+    "datoso-seed-eggman==1.1.1", "detective-benno==0.1.0", "dispcat==0.1.1", "docforge-mcp==0.2.1",
+    "elja==0.5.0", "envsave==1.0.0", "eosvc==1.3.0", "factcheckr==1.0.1", "faden-agent==0.2.11",
+    "foremet==0.1.1", "git-nl==0.1.0", "git-paoding==0.1.2", "hermes-next==0.7.1", "hyperstack-py==1.5.4",
+    "iflow-mcp-mcp-google-ads==0.1.0", "iflow-mcp-mcp-reddit==0.1.0", "iflow-mcp-openai-agents==0.6.1",
+    "iflow-mcp-radostkali-gitlab-mcp-server==0.1.0", "iflow-mcp-uml-mcp-server==0.1.0",
+    "iflow-mcp-wso2-fhir-mcp-server==0.9.0", "isobuilder==0.9.1", "jwt-security-scanner==1.0.1",
+    "langchain-mcp-registry==0.1.4", "llama-index-readers-whisper==0.5.0",
+    "llama-index-tools-xdataapi==0.1.0", "llm-gemini==0.35", "llm-usage-meter==0.1.1", "llm-webchat==2.7.2",
+    "lucyai==1.1.0", "makememe==0.1.12", "mcp-atlassian-bitbucket==0.22.1", "mcp-server-flockx==0.2.0",
+    "mcp-server-weibo==1.3.4", "mcp-sql-analyst==0.1.0", "mcptest-py==0.1.0", "memanto-vapi==0.1.0",
+    "memscope-mcp==0.4.0", "mirage-ai==0.0.7", "mnki==0.3.0", "muninn-sdk==2.0.0", "nanowiki==0.1.0",
+    "neo4j-transfer==0.2.0", "nlweb-openrouter-models==0.7.0",
+    "odoo-addon-sale-commission-agent-restrict==16.0.1.0.1", "officeagent-mcp==1.2.0", "offlane==0.1.0",
+    "opendevops==0.3.0", "oracleagentmemory==26.8.0", "orchestration-framework==1.1.1", "patchllm==1.0.0",
+    "pine-mcp-server==0.1.4", "pqdict==1.5.1", "pretix-modirum==1.1.2", "proxy-shadow-keys==0.1.5",
+    "qcheck-quantum==0.10.1", "redis-simple-mq==2.0.1", "rends-agent-sdk==1.0.0", "rhoai-mcp==0.1.1",
+    "route-cli==0.0.1a1", "safe-state==0.4.0", "scanline-python-wrapper==1.0.1", "secrets-manager-aws==0.2.0",
+    "shapa==0.9.0", "sheafmd==1.0.0", "sideseat==1.0.8", "skyboy-mcp==0.1.0", "swafra==0.3.2",
+    "swarmweave==0.1.0", "telepotpro==13.7", "testless==0.1.9", "trustrail==0.1.4", "ty-find==0.5.2",
+    "unified-nexus==0.2.2", "universal-mcp-applications==0.1.40", "urika==0.10.0", "william-occam==0.2.3.1",
+    "wmongo-mcp==0.1.0", "workflow-generator-mcp==0.5.0", "wucai-cli==26.3.50",
+    "x-4357-make-who-is-john-connor-x==0.20.17", "zagency==0.6.5", "zu-checks==0.8.0",
+]
+
+
 def half_dir(half: str) -> Path:
     """One folder per half, under the temp dir or NONATOMIC_VALIDATION_CORPUS."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "unseen"
@@ -417,7 +483,8 @@ HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh
           "read-2": READ_2, "final-2": FINAL_2, "final-3": FINAL_3,
           "final-4": FINAL_4, "final-5": FINAL_5,
           "final-6": FINAL_6, "final-7": FINAL_7, "final-8": FINAL_8, "final-9": FINAL_9,
-          "final-10": FINAL_10, "final-11": FINAL_11, "final-12": FINAL_12}
+          "final-10": FINAL_10, "final-11": FINAL_11, "final-12": FINAL_12,
+          "final-13": FINAL_13, "final-14": FINAL_14}
 """Every set by name, in the order they were picked."""
 
 
