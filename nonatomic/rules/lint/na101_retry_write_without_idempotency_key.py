@@ -119,7 +119,10 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     `_call_model`; or its endpoint is named for one, `{base}/worker_generate_stream`;
     the function it is in is named `_classify`, `get_embeddings`, `search_docs`;
     or it is a method of a class named for a model, `ApigeeLlm`,
-    `RemoteClassifier`) is not a write at all.
+    `RemoteClassifier`) is not a write at all; nor is a POST that asks for
+    credentials (its path or its function is named for a token, a login or a
+    cookie, and for no write: `/oauth/token`, `_ensure_cookies`, not
+    `revoke_token`).
 
     ## Example
     ```python
@@ -159,6 +162,19 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A POST that asks for credentials: a repeat is issued another token.
+        """
+            import asyncio
+            import httpx
+
+            async def fetch_access_token(client: httpx.AsyncClient, credentials):
+                for attempt in range(3):
+                    try:
+                        response = await client.post("https://auth.example.com/oauth/token", data=credentials)
+                        return response.json()["access_token"]
+                    except httpx.TransportError:
+                        await asyncio.sleep(2 ** attempt)
+            """,
         # Compare-and-swap: the write is conditional on the revision it read, so once one
         # attempt lands a repeat is refused (the next round re-reads and tries again).
         """
@@ -1137,6 +1153,18 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     ]
 
     INVALID = [
+        # Its look-alike revokes a token: a write, whatever the words around it.
+        Invalid("""
+            import asyncio
+            import httpx
+
+            async def revoke_token(client: httpx.AsyncClient, token):
+                for attempt in range(3):
+                    try:
+                        return await client.post("https://auth.example.com/oauth/revoke", data={"token": token})
+                    except httpx.TransportError:
+                        await asyncio.sleep(2 ** attempt)
+            """, line=7),
         # The same loop with an unconditional write: a repeat after a lost answer adds one more.
         Invalid("""
             from nats.js.errors import KeyWrongLastSequenceError

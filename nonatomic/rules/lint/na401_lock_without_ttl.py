@@ -32,15 +32,18 @@ _SERIALISERS = frozenset({"dumps", "serialize", "serialise", "model_dump_json", 
 _LOCK_WORDS = frozenset({"lock", "locks", "mutex", "leader", "lease", "owner", "semaphore"})
 
 
+def _named_for_lock(node: cst.Call) -> bool:
+    plain = calls.positional(node)
+    return bool(plain) and bool(_LOCK_WORDS & set(word_list(source(plain[0].value))))
+
+
 def _stores_record(node: cst.Call) -> bool:
     """`set(key, json.dumps(config), nx=True)` under a key not named for a lock: an insert
     of a lasting record if it is absent (a second insert is refused), not a lock to release."""
     plain = calls.positional(node)
-    if len(plain) < 2:
+    if len(plain) < 2 or _named_for_lock(node):
         return False
-    key, value = plain[0].value, plain[1].value
-    if _LOCK_WORDS & set(word_list(source(key))):
-        return False
+    value = plain[1].value
     if isinstance(value, cst.Dict):
         return True
     name = dotted_name(value.func) if isinstance(value, cst.Call) else None
@@ -73,7 +76,10 @@ class LockWithoutTtl(LintRule):
 
     A `set(key, json.dumps(record), nx=True)` that stores a serialised record
     (a document, a config) under a key not named for a lock is an insert only
-    if absent, which must last: it is not flagged.
+    if absent, which must last: it is not flagged.  Nor is a SET NX whose answer
+    nobody reads (a statement, `await r.set(key, token, nx=True)`, or a command
+    queued on a pipeline) under such a key: it stores a value if absent (a cache
+    generation token), and a lock is only taken when its taker checks it got it.
 
     Receivers are recognised when they are built by a Redis constructor in the
     file, named like a client (`self.redis`, `redis_client`), annotated with a
@@ -117,6 +123,23 @@ class LockWithoutTtl(LintRule):
     METADATA_DEPENDENCIES = (CalleeProvider, RedisCallProvider)
 
     VALID = [
+        # A token stored if absent, its answer unread (a statement, a pipelined command): a
+        # cache generation meant to last, not a lock anyone waits on.
+        """
+            import uuid
+            import redis.asyncio as redis
+
+            async def generation(client: redis.Redis, key):
+                current = await client.get(key)
+                if current is not None:
+                    return current
+                token = uuid.uuid4().hex
+                await client.set(key, token, nx=True)
+                pipe = client.pipeline()
+                pipe.set(f"{key}:children", token, nx=True)
+                await pipe.execute()
+                return token
+            """,
         # Insert a lasting record only if it is absent: no lock, and an expiry would lose it.
         """
             import redis.asyncio as redis
@@ -258,6 +281,14 @@ class LockWithoutTtl(LintRule):
             """,
     ]
     INVALID = [
+        # The same set under a key not named for a lock, but its answer decides who goes on: a lock.
+        Invalid("""
+            import redis.asyncio as redis
+
+            async def claim(client: redis.Redis, job_id, worker):
+                if not await client.set(f"job:{job_id}", worker, nx=True):
+                    raise RuntimeError("taken")
+            """, line=4),
         Invalid(
             """
                 import redis
@@ -400,6 +431,18 @@ class LockWithoutTtl(LintRule):
         self.fix_ttl_ms = int(options.get("fix-ttl-ms", DEFAULT_FIX_TTL_MS))
         self.fix_lock_timeout = options.get("fix-lock-timeout", DEFAULT_FIX_LOCK_TIMEOUT)
         self._functions: list[tuple[dict[str, cst.BaseExpression], set[str], bool]] = []
+        self._discarded: set[int] = set()
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        # `await r.set(key, token, nx=True)` as a statement: nobody learns whether it was set
+        value = node.value.expression if isinstance(node.value, cst.Await) else node.value
+        self._discarded.add(id(value))
+
+    def _initialises(self, node: cst.Call) -> bool:
+        """A SET NX whose answer nobody reads (a statement, a pipelined command) under a key not
+        named for a lock: it stores a value if absent (a generation token, a default), which
+        is meant to last; an acquisition is only a lock when its caller checks it got it."""
+        return id(node) in self._discarded and not _named_for_lock(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         if calls.has_star_kwargs(node) or calls.has_star_args(node):
@@ -419,7 +462,7 @@ class LockWithoutTtl(LintRule):
 
     def _check_set(self, node: cst.Call, found: RedisCall) -> None:
         nx = calls.argument(node, ("nx",), _SET_NX_POSITION)
-        if nx is None or literal_truth(nx.value) is not True or _stores_record(node):
+        if nx is None or literal_truth(nx.value) is not True or _stores_record(node) or self._initialises(node):
             return
         plain = calls.positional(node)
         given = [calls.argument(node, (keyword,), position) for position, keyword in zip(_SET_TTL_POSITIONS, TTL_KEYWORDS)]
@@ -441,6 +484,8 @@ class LockWithoutTtl(LintRule):
         )
 
     def _check_setnx(self, node: cst.Call, found: RedisCall) -> None:
+        if self._initialises(node):
+            return
         if self._functions and self._functions[-1][2]:
             # The classic SETNX lock: the value is the holder's deadline, and a contender that
             # finds it past takes the lock over with GETSET, so a dead holder's lock expires.

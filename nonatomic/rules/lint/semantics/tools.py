@@ -99,6 +99,7 @@ class ToolRegistry(NameLevels):
         self.inference_names = set(pack["inference_names"])
         self.inference_classes = set(pack["inference_classes"])
         self.model_words = set(pack["model_words"])
+        self.credential_words = set(pack["credential_words"])
         self.statement_methods = set(pack["statement_methods"])
         self.read_statements = set(pack["read_statements"])
         self.statement_writes = set(pack["statement_writes"])
@@ -382,7 +383,20 @@ class ToolRegistry(NameLevels):
         if _callers_read(where, model, self._asks):
             return False
         text = _string_start(url) if url is not None else None
-        return verb != "POST" or not (self._inference_url(text, carrier, where, model) or self._inference_name(where))
+        return verb != "POST" or not (self._inference_url(text, carrier, where, model) or self._inference_name(where)
+                                      or self._credentials(text, where))
+
+    def _credentials(self, text: str | None, where: FunctionFacts | None) -> bool:
+        """A POST that asks for credentials: its URL's path (`/oauth/token`, `/visitor/genvisitor2`)
+        or the function it is in (`_ensure_cookies`, `fetch_access_token`) is named for a token,
+        a login or a cookie, and for no write (`revoke_token`).  A repeat is issued another one;
+        nothing else changes."""
+        path = _ORIGIN.sub("", text or "").split("?", 1)[0]
+        named = _named(where)
+        for words in (set(word_list(path.replace("/", "_"))), set(word_list(named.name)) if named else set()):
+            if words & self.credential_words and not words & set(self.verb_level):  # not `revoke_token`
+                return True
+        return False
 
     def _inference_url(self, text: str | None, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel
                        ) -> bool:
