@@ -91,8 +91,10 @@ class TimeoutWithoutCancel(LintRule):
     (they cancel on timeout); a `pending` set fed back into the next `wait`
     (the usual `FIRST_COMPLETED` loop), returned, stored or passed to a helper;
     tasks cancelled before a grace-period wait; tasks the function did not
-    make (a parameter, an attribute, a snapshot of `self._tasks`): their owner
-    still holds them; a `result(timeout=...)` with no local handler (the
+    make (a parameter, an attribute, a snapshot of `self._tasks`, an entry of
+    a registry, `self._lines[process_id]`): their owner still holds them; a
+    shielded task of the enclosing function that cancels it elsewhere (its
+    `stop()`); a `result(timeout=...)` with no local handler (the
     caller decides); one inside `with ThreadPoolExecutor() as pool:`,
     whose exit waits for the work; a wait in a loop whose timeout handler goes
     round again to wait on the same work (the timeout is a polling interval);
@@ -143,6 +145,47 @@ class TimeoutWithoutCancel(LintRule):
     METADATA_DEPENDENCIES = (CalleeProvider, RetryProvider)
 
     VALID = [
+        # A shielded reader the enclosing function's `stop()` cancels: kept, not abandoned.
+        """
+            import asyncio
+
+            async def open_pipe(child):
+                said = bytearray()
+
+                async def keep_tail():
+                    while chunk := await child.stderr.read(4096):
+                        said.extend(chunk)
+
+                draining = asyncio.create_task(keep_tail())
+
+                async def diagnostic():
+                    try:
+                        await asyncio.wait_for(asyncio.shield(draining), 1)
+                    except TimeoutError:
+                        pass
+                    return said.decode()
+
+                async def stop():
+                    draining.cancel()
+
+                return diagnostic, stop
+            """,
+        # A task taken from the object's registry: it stays there, to be collected by a later call.
+        """
+            import asyncio
+
+            class Sessions:
+                async def collect(self, process_id, wait_ms):
+                    task = self._lines[process_id]
+                    done, _ = await asyncio.wait({task}, timeout=wait_ms / 1000)
+                    if not done:
+                        return Update(process_id=process_id, output=b"")
+                    del self._lines[process_id]
+                    if task.cancelled():
+                        return Update(process_id=None, output=b"")
+                    result = task.result()
+                    return Update(process_id=None, output=result.output)
+            """,
         # Pending tasks cancelled, in a loop or a comprehension.
         """
             import asyncio
@@ -482,6 +525,28 @@ class TimeoutWithoutCancel(LintRule):
     ]
 
     INVALID = [
+        # The same shielded reader with nothing that ever cancels it.
+        Invalid("""
+            import asyncio
+
+            async def open_pipe(child):
+                said = bytearray()
+
+                async def keep_tail():
+                    while chunk := await child.stderr.read(4096):
+                        said.extend(chunk)
+
+                draining = asyncio.create_task(keep_tail())
+
+                async def diagnostic():
+                    try:
+                        await asyncio.wait_for(asyncio.shield(draining), 1)
+                    except TimeoutError:
+                        pass
+                    return said.decode()
+
+                return diagnostic
+            """, line=14, severity="info"),
         Invalid(
             """
                 import asyncio
@@ -754,6 +819,10 @@ class TimeoutWithoutCancel(LintRule):
             return  # the object keeps them
         if isinstance(waited, cst.Name) and _from_registry(frame.assigned.get(waited.value), self.frames[0]):
             return  # `[t for t in _background_tasks if not t.done()]`: a registry others poll
+        elements = [e.value for e in waited.elements] if isinstance(waited, (cst.List, cst.Set, cst.Tuple)) else []
+        if elements and all(isinstance(e, cst.Name) and _registry_entry(frame.assigned.get(e.value), self.frames[0])
+                            for e in elements):
+            return  # `task = self._lines[process_id]`: an entry of a registry its owner collects later
         if isinstance(waited, (cst.List, cst.Set, cst.Tuple)):
             elements = waited.elements
             if elements and all(isinstance(e.value, cst.Attribute) for e in elements):
@@ -836,6 +905,10 @@ class TimeoutWithoutCancel(LintRule):
             return
         if isinstance(work, cst.Name) and frame.node is not None and _kept(frame.node, work.value, self.frames[0]):
             return  # kept (`self._stuck.add(fut)`, a done-callback): not abandoned
+        owner = next((f for f in reversed(self.frames[1:-1]) if isinstance(work, cst.Name)
+                      and work.value in f.assigned), None)
+        if owner is not None and owner.node is not None and _cancelled(owner.node, work.value):
+            return  # a task of the enclosing function, which cancels it elsewhere (its `stop()`)
         for attempt in reversed(frame.tries):
             handler = next((h for h in attempt.handlers if catches_timeout(h)), None)
             if handler is None:
@@ -901,6 +974,15 @@ def _from_registry(value: cst.BaseExpression | None, module: _Frame) -> bool:
     return isinstance(source_of, cst.Attribute) or (isinstance(source_of, cst.Name) and source_of.value in module.assigned)
 
 
+def _registry_entry(value: cst.BaseExpression | None, module: _Frame) -> bool:
+    """`self._lines[process_id]`, `_tasks[key]`: an entry of an object's or the module's registry."""
+    value = _unconverted(value)
+    if not isinstance(value, cst.Subscript):
+        return False
+    holder = value.value
+    return isinstance(holder, cst.Attribute) or (isinstance(holder, cst.Name) and holder.value in module.assigned)
+
+
 def _work(expr: cst.BaseExpression | None, frame: _Frame, depth: int) -> list[tuple[cst.BaseExpression, cst.Call]]:
     """What a task or future runs, as (callee expression, the call carrying its
     arguments): the coroutine of `create_task(run(c))`, the callable of
@@ -947,6 +1029,12 @@ def _kept(scope: cst.CSTNode, name: str, module: _Frame) -> bool:
             if any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in node.targets):
                 return True
     return False
+
+
+def _cancelled(scope: cst.CSTNode, name: str) -> bool:
+    """`name.cancel()` somewhere in `scope` (a nested function of it included)."""
+    return any(isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "cancel"
+               and _is_name(node.func.value, name) for node in walk.subtree(scope))
 
 
 def _is_name(expr: cst.BaseExpression, name: str) -> bool:
