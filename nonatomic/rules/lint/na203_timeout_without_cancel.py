@@ -905,8 +905,9 @@ class TimeoutWithoutCancel(LintRule):
             return
         if isinstance(work, cst.Name) and frame.node is not None and _kept(frame.node, work.value, self.frames[0]):
             return  # kept (`self._stuck.add(fut)`, a done-callback): not abandoned
-        owner = next((f for f in reversed(self.frames[1:-1]) if isinstance(work, cst.Name)
-                      and work.value in f.assigned), None)
+        local = isinstance(work, cst.Name) and (work.value in frame.params or work.value in frame.assigned)
+        owner = None if local else next((f for f in reversed(self.frames[1:-1]) if isinstance(work, cst.Name)
+                                         and work.value in f.assigned), None)
         if owner is not None and owner.node is not None and _cancelled(owner.node, work.value):
             return  # a task of the enclosing function, which cancels it elsewhere (its `stop()`)
         for attempt in reversed(frame.tries):
