@@ -1153,6 +1153,34 @@ class RetryWriteWithoutIdempotencyKey(LintRule):
     ]
 
     INVALID = [
+        # Not a failover: the round logs what it sends, but picks nothing from the record.
+        Invalid("""
+            import json
+            import time
+            import requests
+
+            def refund(charge_id, sent):
+                for attempt in range(3):
+                    body = json.dumps({"charge": charge_id})
+                    sent.append(body)
+                    try:
+                        return requests.post("https://api.example.com/v1/refunds", data=body, timeout=5)
+                    except requests.Timeout:
+                        time.sleep(2 ** attempt)
+            """, line=10),
+        # A function named for its token, posting to a URL that names a write: the URL decides.
+        Invalid("""
+            import time
+            import requests
+
+            def call_api_with_token(payload, token):
+                for attempt in range(3):
+                    try:
+                        return requests.post("https://api.example.com/v1/orders", json=payload,
+                                             headers={"Authorization": f"Bearer {token}"}, timeout=5)
+                    except requests.Timeout:
+                        time.sleep(2 ** attempt)
+            """, line=7),
         # Its look-alike revokes a token: a write, whatever the words around it.
         Invalid("""
             import asyncio

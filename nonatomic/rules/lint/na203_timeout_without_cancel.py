@@ -525,6 +525,23 @@ class TimeoutWithoutCancel(LintRule):
     ]
 
     INVALID = [
+        # The nested function's own loop variable shadows the task its enclosing function cancels.
+        Invalid("""
+            import asyncio
+
+            async def supervise(orders):
+                task = asyncio.create_task(heartbeat())
+
+                async def charge_all():
+                    for task in [asyncio.create_task(charge(order)) for order in orders]:
+                        try:
+                            await asyncio.wait_for(asyncio.shield(task), 1)
+                        except asyncio.TimeoutError:
+                            pass
+
+                await charge_all()
+                task.cancel()
+            """, line=9, severity="info"),
         # The same shielded reader with nothing that ever cancels it.
         Invalid("""
             import asyncio
@@ -905,7 +922,8 @@ class TimeoutWithoutCancel(LintRule):
             return
         if isinstance(work, cst.Name) and frame.node is not None and _kept(frame.node, work.value, self.frames[0]):
             return  # kept (`self._stuck.add(fut)`, a done-callback): not abandoned
-        local = isinstance(work, cst.Name) and (work.value in frame.params or work.value in frame.assigned)
+        local = isinstance(work, cst.Name) and (work.value in frame.params or work.value in frame.assigned
+                                                or (frame.node is not None and _binds(frame.node, work.value)))
         owner = None if local else next((f for f in reversed(self.frames[1:-1]) if isinstance(work, cst.Name)
                                          and work.value in f.assigned), None)
         if owner is not None and owner.node is not None and _cancelled(owner.node, work.value):
@@ -1029,6 +1047,17 @@ def _kept(scope: cst.CSTNode, name: str, module: _Frame) -> bool:
         elif isinstance(node, cst.Assign) and _is_name(node.value, name):
             if any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in node.targets):
                 return True
+    return False
+
+
+def _binds(scope: cst.CSTNode, name: str) -> bool:
+    """`for name in ...`, `with ... as name`, `a, name = ...` in `scope`: names `frame.assigned` does not hold."""
+    for node in walk.subtree(scope):
+        targets = [node.target] if isinstance(node, (cst.For, cst.CompFor)) else \
+            [node.name] if isinstance(node, cst.AsName) else \
+            [t.target for t in node.targets] if isinstance(node, cst.Assign) else []
+        if any(_is_name(n, name) for t in targets for n in walk.subtree(t)):
+            return True
     return False
 
 

@@ -78,8 +78,9 @@ class LockWithoutTtl(LintRule):
     (a document, a config) under a key not named for a lock is an insert only
     if absent, which must last: it is not flagged.  Nor is a SET NX whose answer
     nobody reads (a statement, `await r.set(key, token, nx=True)`, or a command
-    queued on a pipeline) under such a key: it stores a value if absent (a cache
-    generation token), and a lock is only taken when its taker checks it got it.
+    queued on a pipeline) under such a key that the module never deletes: it
+    stores a value if absent (a cache generation token), and a lock is only
+    taken when its taker checks it got it, or releases it.
 
     Receivers are recognised when they are built by a Redis constructor in the
     file, named like a client (`self.redis`, `redis_client`), annotated with a
@@ -281,6 +282,20 @@ class LockWithoutTtl(LintRule):
             """,
     ]
     INVALID = [
+        # Its answer unread, but the module deletes the key when done: a lock.
+        Invalid("""
+            import redis
+
+            r = redis.Redis()
+
+            def process(job_id, worker):
+                key = f"job:{job_id}:running"
+                r.set(key, worker, nx=True)
+                try:
+                    run(job_id)
+                finally:
+                    r.delete(key)
+            """, line=7),
         # The same set under a key not named for a lock, but its answer decides who goes on: a lock.
         Invalid("""
             import redis.asyncio as redis
@@ -432,6 +447,14 @@ class LockWithoutTtl(LintRule):
         self.fix_lock_timeout = options.get("fix-lock-timeout", DEFAULT_FIX_LOCK_TIMEOUT)
         self._functions: list[tuple[dict[str, cst.BaseExpression], set[str], bool]] = []
         self._discarded: set[int] = set()
+        self._released: set[str] = set()  # keys the module deletes: `r.delete(key)` releases a lock
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._released = {
+            source(call.args[0].value) for call in walk.subtree(node) if isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute) and call.func.attr.value in ("delete", "unlink", "getdel")
+            and call.args
+        }
 
     def visit_Expr(self, node: cst.Expr) -> None:
         # `await r.set(key, token, nx=True)` as a statement: nobody learns whether it was set
@@ -440,9 +463,12 @@ class LockWithoutTtl(LintRule):
 
     def _initialises(self, node: cst.Call) -> bool:
         """A SET NX whose answer nobody reads (a statement, a pipelined command) under a key not
-        named for a lock: it stores a value if absent (a generation token, a default), which
-        is meant to last; an acquisition is only a lock when its caller checks it got it."""
-        return id(node) in self._discarded and not _named_for_lock(node)
+        named for a lock, and that the module never deletes: it stores a value if absent (a
+        generation token, a default), which is meant to last; an acquisition is only a lock
+        when its caller checks it got it, or releases it."""
+        plain = calls.positional(node)
+        released = bool(plain) and source(plain[0].value) in self._released
+        return id(node) in self._discarded and not _named_for_lock(node) and not released
 
     def visit_Call(self, node: cst.Call) -> None:
         if calls.has_star_kwargs(node) or calls.has_star_args(node):

@@ -339,7 +339,7 @@ def _any_failure(test: cst.BaseExpression) -> bool:
         return False
     operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
     codes = [el.value for el in right.elements] if isinstance(right, (cst.Tuple, cst.List, cst.Set)) else [right]
-    if not all(isinstance(code, cst.Integer) for code in codes):
+    if not codes or not all(isinstance(code, cst.Integer) and code.value.isdigit() for code in codes):
         return False
     values = [int(code.value) for code in codes]
     if isinstance(operator, cst.NotEqual) or isinstance(operator, cst.NotIn):
@@ -388,7 +388,7 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
         return True  # every address the loop calls is this machine's: a readiness probe
     if any(_drops_connection(attempt, set(body.assigned), drop_words) for attempt in body.tries):
         return True
-    if _fails_over(body):
+    if _fails_over(loop, body):
         return True
     if any(_probes_readiness(attempt, probe_words) for attempt in body.tries):
         return True
@@ -397,12 +397,16 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     return any(_verifies(handler, verify_verbs) for attempt in body.tries for handler in attempt.handlers)
 
 
-def _fails_over(body: _Body) -> bool:
-    """`tried.add(proxy)` and `put(..., json={"name": proxy})`: each round records the
-    candidate it tries and sends it, so the next round picks another (a failover across
-    proxies, hosts or ports), not the same request again."""
+def _fails_over(loop: cst.For | cst.While, body: _Body) -> bool:
+    """`tried.add(proxy)` and `put(..., json={"name": proxy})`, the next pick made from
+    candidates `not in tried`: each round records the candidate it tries and sends it, so
+    the next round picks another (a failover across proxies, hosts or ports), not the same
+    request again."""
+    consulted = {dotted_name(c.comparator) for node in walk.subtree(loop) if isinstance(node, cst.Comparison)
+                 for c in node.comparisons if isinstance(c.operator, (cst.In, cst.NotIn))}
     recorded = {arg.value.value for call in body.calls if isinstance(call.func, cst.Attribute)
                 and call.func.attr.value in ("add", "append") and len(call.args) == 1
+                and dotted_name(call.func.value) in consulted
                 and isinstance(arg := call.args[0], cst.Arg) and isinstance(arg.value, cst.Name)}
     recorded &= set(body.assigned)  # chosen in the round, not a value fixed before the loop
     for call in body.calls:

@@ -112,6 +112,7 @@ class ToolRegistry(NameLevels):
         self.key_names = {normal_key(k) for k in [*pack["idempotency_keys"], *table.get("idempotency_keys", [])]}
         self.preconditions = {normal_key(k) for k in pack["preconditions"]}
         self.versions = set(pack["precondition_values"])
+        self.precondition_keywords = {normal_key(k) for k in pack["precondition_keywords"]}
 
     @classmethod
     def for_table(cls, table: Mapping[str, Any] | None) -> ToolRegistry:
@@ -393,10 +394,10 @@ class ToolRegistry(NameLevels):
         nothing else changes."""
         path = _ORIGIN.sub("", text or "").split("?", 1)[0]
         named = _named(where)
-        for words in (set(word_list(path.replace("/", "_"))), set(word_list(named.name)) if named else set()):
-            if words & self.credential_words and not words & set(self.verb_level):  # not `revoke_token`
-                return True
-        return False
+        words = set(word_list(path.replace("/", "_")))
+        if not any(char.isalpha() for char in path):  # the URL names no endpoint: the function may
+            words |= set(word_list(named.name)) if named else set()
+        return bool(words & self.credential_words) and not words & set(self.verb_level)  # not `revoke_token`
 
     def _inference_url(self, text: str | None, carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel
                        ) -> bool:
@@ -543,12 +544,13 @@ class ToolRegistry(NameLevels):
         """What makes the write conditional on the state it read (`if_match=etag`, `last=
         entry.revision`): once one attempt lands, a repeat is refused, as a key's is."""
         for arg in carrier.args:
-            if arg.keyword is None:
-                continue
+            if arg.keyword is None or calls.is_none(arg.value):
+                continue  # `if_match=None`: no precondition
             if normal_key(arg.keyword.value) in self.preconditions:
                 return arg.value
             value = arg.value
-            if isinstance(value, cst.Attribute) and set(word_list(value.attr.value)) & self.versions:
+            if normal_key(arg.keyword.value) in self.precondition_keywords and isinstance(value, cst.Attribute) \
+                    and set(word_list(value.attr.value)) & self.versions:
                 return value
         return None
 
@@ -612,7 +614,7 @@ def _built_request(send: cst.Call, where: FunctionFacts | None) -> cst.Call | No
 def _url_of(carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) -> cst.BaseExpression | None:
     """The URL an HTTP call is given: `url=`, else its first positional argument that is
     not the method (`request("POST", url)`); a local bound once (`url = f"{base}/messages"`),
-    or a module constant bound once that the function does not rebind (`API_URL =
+    or an upper-case module constant bound once to a string (`API_URL =
     "https://.../chat/completions"`), stands for its value."""
     url = None
     keyword = calls.keyword(carrier, "url")
@@ -626,8 +628,9 @@ def _url_of(carrier: cst.Call, where: FunctionFacts | None, model: ModuleModel) 
                 break
     if isinstance(url, cst.Name):
         local = where is not None and where.binds(url.value)
-        values = where.values_of(url.value) if local else model.assigned.get(url.value, [])
-        if len(values) == 1:
+        constant = url.value.isupper() and not local  # `API_URL`, by convention never rebound
+        values = where.values_of(url.value) if local else model.assigned.get(url.value, []) if constant else []
+        if len(values) == 1 and (local or _string_start(values[0]) is not None):
             return values[0]
     return url
 
@@ -653,13 +656,15 @@ def _callers_read(where: FunctionFacts | None, model: ModuleModel,
         if model.target_function(site.node.func, site.function) is not where:
             continue
         called = True
+        if calls.has_star_kwargs(site.node) or calls.has_star_args(site.node):
+            return False  # the method may be in them
         given = calls.argument(site.node, (name,), at - bound)
         if given is None:
-            if calls.has_star_kwargs(site.node):
-                return False
             continue
         passed_on = site.function is where and isinstance(given.value, cst.Name) and given.value.value == name
-        if given.star or not (passed_on or _read_method(given.value) or queries(site.function)):
+        posts = (_string_start(given.value) or (given.value.attr.value if isinstance(given.value, cst.Attribute)
+                                                else "")).upper() == "POST"
+        if not (passed_on or _read_method(given.value) or (posts and queries(site.function))):
             return False  # passed on: a re-send of its own
     return called
 
