@@ -922,11 +922,7 @@ class TimeoutWithoutCancel(LintRule):
             return
         if isinstance(work, cst.Name) and frame.node is not None and _kept(frame.node, work.value, self.frames[0]):
             return  # kept (`self._stuck.add(fut)`, a done-callback): not abandoned
-        local = isinstance(work, cst.Name) and (work.value in frame.params or work.value in frame.assigned
-                                                or (frame.node is not None and _binds(frame.node, work.value)))
-        owner = None if local else next((f for f in reversed(self.frames[1:-1]) if isinstance(work, cst.Name)
-                                         and work.value in f.assigned), None)
-        if owner is not None and owner.node is not None and _cancelled(owner.node, work.value):
+        if isinstance(work, cst.Name) and self._cancelled_by_owner(work.value, frame):
             return  # a task of the enclosing function, which cancels it elsewhere (its `stop()`)
         for attempt in reversed(frame.tries):
             handler = next((h for h in attempt.handlers if catches_timeout(h)), None)
@@ -943,6 +939,13 @@ class TimeoutWithoutCancel(LintRule):
                     severity=self._work_severity(work, frame),
                 )
             return
+
+    def _cancelled_by_owner(self, name: str, frame: _Frame) -> bool:
+        """`name` is not the waiting function's own but an enclosing function's, which cancels it."""
+        if name in frame.params or name in frame.assigned or (frame.node is not None and _binds(frame.node, name)):
+            return False
+        owner = next((f for f in reversed(self.frames[1:-1]) if name in f.assigned), None)
+        return owner is not None and owner.node is not None and _cancelled(owner.node, name)
 
     def _polls(self, attempt: cst.Try | cst.TryStar, handler: cst.ExceptHandler, work: cst.BaseExpression | None
                ) -> bool:
@@ -989,16 +992,17 @@ def _from_registry(value: cst.BaseExpression | None, module: _Frame) -> bool:
     value = _unconverted(value)
     if not isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
         return False
-    source_of = value.for_in.iter
-    return isinstance(source_of, cst.Attribute) or (isinstance(source_of, cst.Name) and source_of.value in module.assigned)
+    return _registry(value.for_in.iter, module)
 
 
 def _registry_entry(value: cst.BaseExpression | None, module: _Frame) -> bool:
     """`self._lines[process_id]`, `_tasks[key]`: an entry of an object's or the module's registry."""
     value = _unconverted(value)
-    if not isinstance(value, cst.Subscript):
-        return False
-    holder = value.value
+    return isinstance(value, cst.Subscript) and _registry(value.value, module)
+
+
+def _registry(holder: cst.BaseExpression, module: _Frame) -> bool:
+    """A collection the object (`self._tasks`) or the module (`_background_tasks`) keeps."""
     return isinstance(holder, cst.Attribute) or (isinstance(holder, cst.Name) and holder.value in module.assigned)
 
 

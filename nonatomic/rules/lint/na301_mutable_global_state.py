@@ -979,8 +979,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             # A record of ids read only by `in` (`if event.sn in RECORD: return`) remembers what
             # any run did, so that another can skip it: shared on purpose.
             quiet = rebinding or memo or not request or weak or self._test_module or self._reloads(function) \
-                or (not rebinding and not keys
-                    and all(_only_tested_for_membership(original_node, name, found) for name, found in group))
+                or (not keys and all(_only_tested_for_membership(original_node, name, found) for name, found in group))
             # Per-request entries under their own keys do not mix; a module that also takes
             # them out gives them a lifetime.  Kept forever, they grow.
             kept_forever = bool(keys) and not any(state.removes(site[0]) for site in sites) and not weak

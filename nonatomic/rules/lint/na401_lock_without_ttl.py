@@ -447,14 +447,21 @@ class LockWithoutTtl(LintRule):
         self.fix_lock_timeout = options.get("fix-lock-timeout", DEFAULT_FIX_LOCK_TIMEOUT)
         self._functions: list[tuple[dict[str, cst.BaseExpression], set[str], bool]] = []
         self._discarded: set[int] = set()
-        self._released: set[str] = set()  # keys the module deletes: `r.delete(key)` releases a lock
+        self._module: cst.Module | None = None
+        self._released: set[str] | None = None  # keys the module deletes, found when first asked
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._released = {
-            source(call.args[0].value) for call in walk.subtree(node) if isinstance(call, cst.Call)
-            and isinstance(call.func, cst.Attribute) and call.func.attr.value in ("delete", "unlink", "getdel")
-            and call.args
-        }
+        self._module = node
+
+    def _deleted(self, key: cst.BaseExpression) -> bool:
+        """`r.delete(key)` somewhere in the module: whoever set the key releases it."""
+        if self._released is None:
+            self._released = {
+                source(call.args[0].value) for call in walk.subtree(self._module) if isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Attribute) and call.func.attr.value in ("delete", "unlink", "getdel")
+                and call.args
+            } if self._module is not None else set()
+        return source(key) in self._released
 
     def visit_Expr(self, node: cst.Expr) -> None:
         # `await r.set(key, token, nx=True)` as a statement: nobody learns whether it was set
@@ -466,9 +473,10 @@ class LockWithoutTtl(LintRule):
         named for a lock, and that the module never deletes: it stores a value if absent (a
         generation token, a default), which is meant to last; an acquisition is only a lock
         when its caller checks it got it, or releases it."""
+        if id(node) not in self._discarded or _named_for_lock(node):
+            return False
         plain = calls.positional(node)
-        released = bool(plain) and source(plain[0].value) in self._released
-        return id(node) in self._discarded and not _named_for_lock(node) and not released
+        return not (plain and self._deleted(plain[0].value))
 
     def visit_Call(self, node: cst.Call) -> None:
         if calls.has_star_kwargs(node) or calls.has_star_args(node):

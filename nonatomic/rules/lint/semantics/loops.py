@@ -320,7 +320,7 @@ def _shape(loop: cst.For | cst.While, body: _Body, is_counter: Callable[[cst.Bas
 def _failure_leaves(loop: cst.For | cst.While) -> bool:
     """A poll, not a retry: the loop's first test, `if r.status_code != 200: return ...`,
     leaves on any failed answer, so only an answer that worked but says "not yet" goes round
-    (and a raised error leaves too, with no `try` in the loop)."""
+    (a raised error leaves too: it is only asked of loops none of whose handlers goes round)."""
     statements = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
     first = next((s for s in statements if isinstance(s, cst.If)), None)
     return first is not None and first.orelse is None and ends_with(first.body, cst.Return, cst.Raise) \
@@ -342,7 +342,7 @@ def _any_failure(test: cst.BaseExpression) -> bool:
     if not codes or not all(isinstance(code, cst.Integer) and code.value.isdigit() for code in codes):
         return False
     values = [int(code.value) for code in codes]
-    if isinstance(operator, cst.NotEqual) or isinstance(operator, cst.NotIn):
+    if isinstance(operator, (cst.NotEqual, cst.NotIn)):
         return all(200 <= value < 300 for value in values)
     if isinstance(operator, cst.GreaterThanEqual):
         return 200 < values[0] <= 400

@@ -661,17 +661,22 @@ def _callers_read(where: FunctionFacts | None, model: ModuleModel,
         given = calls.argument(site.node, (name,), at - bound)
         if given is None:
             continue
+        # passed on: a re-send of its own (`return await self._request(path, method)` after a 429)
         passed_on = site.function is where and isinstance(given.value, cst.Name) and given.value.value == name
-        posts = (_string_start(given.value) or (given.value.attr.value if isinstance(given.value, cst.Attribute)
-                                                else "")).upper() == "POST"
+        posts = (_method_text(given.value) or "").upper() == "POST"
         if not (passed_on or _read_method(given.value) or (posts and queries(site.function))):
-            return False  # passed on: a re-send of its own
+            return False
     return called
+
+
+def _method_text(expr: cst.BaseExpression) -> str | None:
+    """The HTTP method an argument spells: `"POST"`, `HTTPMethods.POST`."""
+    return expr.attr.value if isinstance(expr, cst.Attribute) else _string_start(expr)
 
 
 def _read_method(expr: cst.BaseExpression) -> bool:
     """`"GET"`, `"head"`, `HTTPMethods.GET`: an HTTP method that reads."""
-    text = expr.attr.value if isinstance(expr, cst.Attribute) else _string_start(expr)
+    text = _method_text(expr)
     return text is not None and text.upper() in ("GET", "HEAD", "OPTIONS")
 
 
