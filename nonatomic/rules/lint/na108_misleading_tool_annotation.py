@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
-from nonatomic.rules.lint.semantics.confidence import INFERRED, idempotent_as
+from nonatomic.rules.lint.semantics.confidence import INFERRED, idempotent_as, idempotent_name
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
@@ -73,6 +73,20 @@ class MisleadingToolAnnotation(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A delete tool said idempotent: deleting again deletes nothing more, whatever helper
+        # (here one that sorts the ids into found and missing first) its body goes through.
+        """
+            from fastmcp import FastMCP
+
+            from .guard import partition_delete_links
+
+            mcp = FastMCP("tracker")
+
+            @mcp.tool(annotations={"destructiveHint": True, "idempotentHint": True})
+            async def delete_work_item_links(item_id: str, links: list[str]) -> dict:
+                deleted, missing = await partition_delete_links(item_id, links)
+                return {"deleted": deleted, "missing": missing}
+            """,
         # A typed message whose type reads (`.../list`, `lovelace/config`): the send is no write.
         """
 
@@ -202,7 +216,8 @@ class MisleadingToolAnnotation(LintRule):
                     write = self.registry.body_write(facts, model)
                     if write is None or self.registry.key_inside(facts, model) is not None:
                         break
-                    if which == "idempotent" and (write.upsert or write.replaces or idempotent_as(write)):
+                    if which == "idempotent" and (write.upsert or write.replaces or idempotent_as(write)
+                                                  or idempotent_name(facts.tool_name)):
                         continue  # a delete or an upsert is idempotent itself: the promise holds
                     spelled = self.registry.hint_names[which]
                     # The annotation is its author's word on code they can see; a write known

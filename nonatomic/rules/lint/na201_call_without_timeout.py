@@ -8,7 +8,7 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import calls
 from nonatomic.rules.lint.semantics.agents import is_deadline
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
-from nonatomic.rules.lint.semantics.confidence import test_module
+from nonatomic.rules.lint.semantics.confidence import test_function, test_module
 from nonatomic.rules.lint.semantics.loops import ends_with, names_in
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.timeouts import in_process_transports, load_specs
@@ -467,6 +467,19 @@ class CallWithoutTimeout(LintRule):
                     for version in released_versions():
                         install(version, tmp_path)
                 """, line=5, severity="info"),
+        # An endpoint named `test_*` (it sends a test notification) is a route, not a test: its
+        # module is the server's, so the call stands at the rule's severity.
+        Invalid("""
+                import requests
+                from fastapi import FastAPI
+
+                app = FastAPI()
+
+                @app.post("/api/notifications/test")
+                async def test_notification(body: dict):
+                    response = requests.post(WEBHOOK_URL, json={"text": body["text"]})
+                    return {"ok": response.ok}
+                """, line=8),
         # `timeout=None` on a stream (a log tail, server-sent events) is on purpose, but drops the
         # connect bound too: a warning, on the stream and on a client held only for streams.
         Invalid("""
@@ -1172,7 +1185,7 @@ class CallWithoutTimeout(LintRule):
             )
         # A test's own call (pytest's `test_*`, or a helper of a module of tests): a hang
         # stops that run, which has a deadline of its own in CI, not a service; shown, at info.
-        in_test = " (in a test)" if any(isinstance(scope, cst.FunctionDef) and scope.name.value.startswith("test")
+        in_test = " (in a test)" if any(isinstance(scope, cst.FunctionDef) and test_function(scope)
                                         for scope in self._scopes) else " (in a test module)" if self._tests_module else ""
         # `timeout: httpx.Timeout = httpx.Timeout(None)`: the value only of calls that pass
         # none, which the module's callers may never make; shown, at info.

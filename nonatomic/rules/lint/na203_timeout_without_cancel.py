@@ -145,6 +145,33 @@ class TimeoutWithoutCancel(LintRule):
     METADATA_DEPENDENCIES = (CalleeProvider, RetryProvider)
 
     VALID = [
+        # A task another object holds, shielded on purpose: its owner reaps it later.
+        """
+            import asyncio
+
+            class Manager:
+                async def settle(self, execution):
+                    task = execution.completion_task
+                    if task is None or task.done():
+                        return
+                    try:
+                        await asyncio.wait_for(asyncio.shield(task), timeout=1.0)
+                    except asyncio.TimeoutError:
+                        pass  # keep the tracker alive: a late exit is still reaped
+            """,
+        # Shutdown that gives up waiting, then stops the loop the work runs on.
+        """
+            import asyncio
+
+            class Bridge:
+                def shutdown(self):
+                    try:
+                        future = asyncio.run_coroutine_threadsafe(self._stack.aclose(), self._loop)
+                        future.result(timeout=10)
+                    except Exception:
+                        pass
+                    self._loop.call_soon_threadsafe(self._loop.stop)
+            """,
         # A shielded reader the enclosing function's `stop()` cancels: kept, not abandoned.
         """
             import asyncio
@@ -830,10 +857,8 @@ class TimeoutWithoutCancel(LintRule):
         if any(frame.deadlines):
             return  # `while loop.time() < deadline: ... wait(pending, timeout=left)`: waits again
         waited = _unconverted(plain[0].value)
-        if isinstance(waited, cst.Name) and isinstance(_unconverted(frame.assigned.get(waited.value)), cst.Attribute):
-            return  # a snapshot of a registry the object keeps: `tasks = tuple(self._tasks)`
-        if isinstance(waited, cst.Attribute):
-            return  # the object keeps them
+        if _held_elsewhere(waited, frame, self.frames[0]):
+            return  # the object keeps them: `self._tasks`, a snapshot `tasks = tuple(self._tasks)`
         if isinstance(waited, cst.Name) and _from_registry(frame.assigned.get(waited.value), self.frames[0]):
             return  # `[t for t in _background_tasks if not t.done()]`: a registry others poll
         elements = [e.value for e in waited.elements] if isinstance(waited, (cst.List, cst.Set, cst.Tuple)) else []
@@ -922,6 +947,8 @@ class TimeoutWithoutCancel(LintRule):
             return
         if isinstance(work, cst.Name) and frame.node is not None and _kept(frame.node, work.value, self.frames[0]):
             return  # kept (`self._stuck.add(fut)`, a done-callback): not abandoned
+        if _held_elsewhere(work, frame, self.frames[0]):
+            return  # `task = job.completion_task`: its owner still holds it (shielded on purpose)
         if isinstance(work, cst.Name) and self._cancelled_by_owner(work.value, frame):
             return  # a task of the enclosing function, which cancels it elsewhere (its `stop()`)
         for attempt in reversed(frame.tries):
@@ -981,6 +1008,8 @@ def _stops(call: cst.Call) -> bool:
     name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
     if name in _CLEANUP:
         return True
+    if any(isinstance(a.value, cst.Attribute) and a.value.attr.value in _CLEANUP for a in call.args):
+        return True  # scheduled: `loop.call_soon_threadsafe(loop.stop)`, `loop.call_later(5, task.cancel)`
     return name == "set" and isinstance(call.func, cst.Attribute) and bool(
         words(dotted_name(call.func.value) or "") & _TOKEN_WORDS
     )
@@ -993,6 +1022,19 @@ def _from_registry(value: cst.BaseExpression | None, module: _Frame) -> bool:
     if not isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
         return False
     return _registry(value.for_in.iter, module)
+
+
+def _held_elsewhere(expr: cst.BaseExpression | None, frame: _Frame, module: _Frame) -> bool:
+    """Work an object or the module keeps, which its owner still holds: an object's
+    (`self._task`, `job.completion_task`), a local bound to one, to a snapshot of one or to an entry of a
+    registry."""
+    expr = _unconverted(expr)
+    if isinstance(expr, cst.Attribute):
+        return True
+    if not isinstance(expr, cst.Name):
+        return False
+    value = _unconverted(frame.assigned.get(expr.value))
+    return isinstance(value, cst.Attribute) or _registry_entry(value, module)
 
 
 def _registry_entry(value: cst.BaseExpression | None, module: _Frame) -> bool:

@@ -22,6 +22,7 @@ chat completions and question answering as often as writes).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from functools import lru_cache
@@ -61,7 +62,12 @@ def idempotent_as(write: Write) -> str | None:
         return "PUT"
     if write.http is not None:
         return write.http if write.http in IDEMPOTENT_METHODS and not write.operations else None
-    words = tuple(word_list((write.via or write.name).rsplit(".", 1)[-1]))
+    return idempotent_name((write.via or write.name).rsplit(".", 1)[-1])
+
+
+def idempotent_name(name: str) -> str | None:
+    """The idempotent HTTP method a name opens with the verb of (`delete_links` is a DELETE)."""
+    words = tuple(word_list(name))
     return next((method for verb, method in _idempotent_verbs().items() if words[:len(verb)] == verb), None)
 
 
@@ -107,14 +113,34 @@ def shape_note(scope: RetryScope) -> str:
     return shape + tests
 
 
+# The roots of the dotted decorators a test function wears (`@pytest.mark.parametrize`,
+# `@mock.patch.object`, `@responses.activate`); any other dotted decorator registers the
+# function somewhere (`@app.post(...)`, `@mcp.tool()`), so `test_*` is then its name, not a test.
+_TEST_DECORATOR_ROOTS = frozenset({"pytest", "unittest", "mock", "hypothesis", "responses", "respx",
+                                   "aioresponses", "httpretty", "vcr", "freezegun", "pytest_asyncio"})
+
+
 def test_module(module: cst.Module) -> bool:
     """A module of tests: it defines pytest's `test_*` functions or a unittest `TestCase`.
     Its retries and its state serve its own test run against a test service, which no
     request or agent run shares: what the rules find there is said at `info`."""
     for statement in module.body:
-        if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith("test_"):
+        if isinstance(statement, cst.FunctionDef) and test_function(statement):
             return True
         if isinstance(statement, cst.ClassDef) and any(
                 (dotted_name(base.value) or "").rsplit(".", 1)[-1].endswith("TestCase") for base in statement.bases):
             return True
     return False
+
+
+def test_function(node: cst.FunctionDef) -> bool:
+    """A test as pytest and unittest name them (`test_refund`, `testRefund`), not a route or a
+    tool that happens to be called so (`@app.post(...) def test_notification`)."""
+    return re.match(r"test(_|[A-Z0-9]|$)", node.name.value) is not None and all(
+        _test_decorator(d.decorator) for d in node.decorators)
+
+
+def _test_decorator(decorator: cst.BaseExpression) -> bool:
+    """A decorator a test wears: a plain name (`@patch(...)`, `@given(...)`) or one of a test library."""
+    name = dotted_name(decorator.func if isinstance(decorator, cst.Call) else decorator) or ""
+    return "." not in name or name.split(".", 1)[0] in _TEST_DECORATOR_ROOTS
