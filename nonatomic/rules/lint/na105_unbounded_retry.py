@@ -96,6 +96,28 @@ class UnboundedRetry(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A server-sent-events stream: each round takes the next event from the session's
+        # queue, and its timeout sends a keepalive; it serves new events, it repeats nothing.
+        """
+            import asyncio
+            import json
+
+            from aiohttp import web
+
+            async def handle_stream(request: web.Request) -> web.StreamResponse:
+                session = request.app["sessions"].get(request.query["id"])
+                response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+                await response.prepare(request)
+                while True:
+                    try:
+                        event = await asyncio.wait_for(session.event_queue.get(), timeout=30)
+                        await response.write(f"data: {json.dumps(event)}\\n\\n".encode())
+                        if event["type"] == "done":
+                            break
+                    except asyncio.TimeoutError:
+                        await response.write(b"event: keepalive\\n\\n")
+                return response
+            """,
         # A stop by attempts, by time, or both.
         """
             from tenacity import retry, stop_after_attempt, wait_random_exponential

@@ -122,6 +122,24 @@ class FailureCachedAsResult(LintRule):
     code = "NA107"
 
     VALID = [
+        # A run's report, filled field by field: a check that failed is what it reports.
+        """
+            import subprocess
+
+            class Validator:
+                def __init__(self):
+                    self.result = {"passed": True, "checks": {}}
+
+                def run(self):
+                    try:
+                        subprocess.run(["ruff", "check", "."], check=True, timeout=60)
+                        self.result["checks"]["ruff"] = {"passed": True}
+                    except subprocess.TimeoutExpired:
+                        self.result["checks"]["ruff"] = {"error": "ruff timed out"}
+                    except Exception as e:
+                        self.result["checks"]["ruff"] = {"error": str(e)}
+                    return self.result
+            """,
         # A handler that recovers from a miss (creates what was missing) and caches the
         # created thing: a success, even though its request mentions a timeout setting.
         """
@@ -461,6 +479,8 @@ class FailureCachedAsResult(LintRule):
         shown = source(named)
         if not _cache_name(shown, lasting=self._lasting(holder)) or not _failure(value, failures):
             return
+        if not words(shown) & CACHE_WORDS and _field(holder, key):
+            return  # `self.result["checks"][name] = {"error": ...}`: a report's field, not a cache entry
         # Named for answering a repeated request (`idempotency`, `dedupe`): seen.  Any other
         # cache or result store: a warning when its key names a request, else info.  Stored
         # with its time: a negative cache that expires, on purpose.
@@ -531,6 +551,16 @@ def _binds(function: cst.FunctionDef, name: str) -> bool:
         if isinstance(node, (cst.Assign, cst.AnnAssign))
         for target in _targets(node)
     )
+
+
+def _field(holder: cst.BaseExpression, key: cst.BaseExpression | None) -> bool:
+    """A store reached by a literal name (`result["checks"]`, or stored under one): a record's
+    field.  A cache is keyed by what was asked, not by a name the code spells out."""
+    if isinstance(key, cst.SimpleString):
+        return True
+    return any(isinstance(node, cst.Subscript) and any(
+        isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice)
+        for node in walk.subtree(holder))
 
 
 def _sliced(target: cst.Subscript) -> bool:

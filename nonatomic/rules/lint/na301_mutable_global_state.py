@@ -452,6 +452,31 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             """,
     ]
     INVALID = [
+        # A registry of the tools a server builder defines, looked up by name later: their
+        # names (`acknowledge_message`, `request_contact`) say what they do, not what a
+        # request holds, so it is process state at info.
+        Invalid("""
+                from fastmcp import FastMCP
+
+                EXTENDED_TOOLS: dict = {}
+
+                def build_server() -> FastMCP:
+                    mcp = FastMCP("mail")
+
+                    @mcp.tool
+                    async def acknowledge_message(message_id: int) -> dict:
+                        return {"acknowledged": message_id}
+
+                    @mcp.tool
+                    async def request_contact(agent: str) -> dict:
+                        return {"requested": agent}
+
+                    EXTENDED_TOOLS.update({
+                        "acknowledge_message": acknowledge_message,
+                        "request_contact": request_contact,
+                    })
+                    return mcp
+                """, line=16, severity="info"),
         # A weak registry of live sessions (closed at exit): entries leave with their owners.
         Invalid("""
                 import atexit
@@ -786,6 +811,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         self._reported_within: set[cst.CSTNode] = set()
         self._globals: list[tuple[cst.Global, cst.FunctionDef]] = []
         self._looked_up: dict[int, set[str]] = {}  # id(function) -> names it looks keys up in
+        self._defined: set[str] | None = None  # the names of every def and class of the module, when asked
         self._test_module = False
 
     # -- what the module defines ------------------------------------------------
@@ -962,7 +988,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
                 for site in found:
                     for key, seen in state.keys_given(site[0], _named(name), self._containers.get(name, ("", None))[0]):
                         keys.setdefault(key, seen)
-                    stored |= self._filled_with(site[0])
+                    stored |= self._filled_with(site[0], original_node)
             # A `global` rebinding is a singleton, a flag or a setting, never a keyed store; a memo
             # (`_index[cache_key] = ...`, or a lookup stored where it is looked up) keeps what a
             # computation gave, whoever asked; a function the module also runs at import time
@@ -1011,13 +1037,17 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             self._looked_up[id(function)] = _looked_up_in(function)
         return name in self._looked_up[id(function)]
 
-    @staticmethod
-    def _filled_with(node: cst.CSTNode) -> set[str]:
-        """The names a mutating call fills the container with (`history.append(user_msg)`)."""
+    def _filled_with(self, node: cst.CSTNode, module: cst.Module) -> set[str]:
+        """The names a mutating call fills the container with (`history.append(user_msg)`), but
+        not the functions and classes it registers (`tools.update({"send_message": send_message})`):
+        their names say what they do, not what a request holds."""
         if not isinstance(node, cst.Call) or (isinstance(node.func, cst.Attribute)
                                               and node.func.attr.value in state.KEYED_METHODS):
             return set()
-        return {n.value for arg in node.args[:1] for n in walk.subtree(arg.value) if isinstance(n, cst.Name)}
+        filled = {n.value for arg in node.args[:1] for n in walk.subtree(arg.value) if isinstance(n, cst.Name)}
+        if filled and self._defined is None:
+            self._defined = {n.name.value for n in walk.subtree(module) if isinstance(n, (cst.FunctionDef, cst.ClassDef))}
+        return filled - (self._defined or set())
 
     def _only_locked(self, function: _Function) -> bool:
         """A module function that this module calls, and only inside `with <lock>:`

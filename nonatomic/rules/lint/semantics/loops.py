@@ -17,6 +17,7 @@ from functools import lru_cache
 import libcst as cst
 
 from nonatomic.rules.lint.semantics.callees import dotted_name
+from nonatomic.rules.lint.semantics.calls import positional
 from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.packs import load_pack
 from nonatomic.rules.lint.semantics.tool_config import tool_pack
@@ -360,6 +361,12 @@ def _design() -> tuple[set[str], set[str], set[str], set[str], tuple[str, ...], 
 
 
 @lru_cache(maxsize=1)
+def _takes() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    pack = load_pack("retry")["by_design"]["takes"]
+    return frozenset(pack["reads"]), frozenset(pack["gets"]), frozenset(pack["sources"])
+
+
+@lru_cache(maxsize=1)
 def _write_verbs() -> frozenset[str]:
     return frozenset(verb for verbs in tool_pack()["write_verbs"].values() for verb in verbs)
 
@@ -368,7 +375,7 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     """The loop goes round by design, not to repeat a failed request: it asks a person
     (`input()`), reconnects, polls at an interval the protocol or server sets, long-polls
     on a deadline, probes a local server or a readiness endpoint until it is up, waits for
-    a local port to be free, fails over to another candidate, or checks
+    a local port to be free, fails over to another candidate, consumes a queue, or checks
     that the failed attempt did not land before going round (see `by_design` in retry.yaml)."""
     interactive, reconnect, interval, long_poll, local_hosts, verify_verbs, drop_words, probe_words = _design()
     for call in body.calls:
@@ -393,6 +400,8 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     if any(_probes_readiness(attempt, probe_words) for attempt in body.tries):
         return True
     if any(_binds_port(attempt) for attempt in body.tries):
+        return True
+    if any(_consumes(attempt) for attempt in body.tries):
         return True
     return any(_verifies(handler, verify_verbs) for attempt in body.tries for handler in attempt.handlers)
 
@@ -448,6 +457,22 @@ def _binds_port(attempt: cst.Try) -> bool:
     wait for a server to let go of it), no service is asked anything."""
     return any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "bind" and len(call.args) == 1
                and isinstance(call.args[0].value, cst.Tuple) for call in calls_in(attempt.body))
+
+
+def _consumes(attempt: cst.Try) -> bool:
+    """The attempt opens by taking the next item of a queue or stream (`event = await
+    asyncio.wait_for(events.get(), timeout=30)`, `await ws.recv()`): each round serves a new
+    item, and its timeout means "nothing yet", not a request that failed."""
+    if not attempt.body.body:
+        return False
+    reads, gets, sources = _takes()
+    for call in calls_in(attempt.body.body[0]):
+        if not isinstance(call.func, cst.Attribute) or positional(call):
+            continue
+        method = call.func.attr.value
+        if method in reads or method in gets and set(word_list(dotted_name(call.func.value) or "")) & sources:
+            return True
+    return False
 
 
 def _verifies(handler: cst.ExceptHandler, verify_verbs: set[str]) -> bool:

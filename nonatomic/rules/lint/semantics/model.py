@@ -237,19 +237,21 @@ class ModuleModel:
         return next((facts for facts in reversed(found) if facts.parent is None), found[-1])
 
     def target_function(self, target: cst.BaseExpression, where: FunctionFacts | None) -> FunctionFacts | None:
-        """The module function or method a callee expression names: `f`, `self.m`, `cls.m`."""
+        """The module function or method a callee expression names: `f`, `self.m`, `cls.m`,
+        and `Store.m` of a class the module defines (a static or class method)."""
         if isinstance(target, cst.Name):
             if where is not None and where.binds(target.value):
                 return None
             return self.function(target.value, where)
-        if (
-            isinstance(target, cst.Attribute)
-            and isinstance(target.value, cst.Name)
-            and target.value.value in ("self", "cls")
-        ):
+        if not isinstance(target, cst.Attribute) or not isinstance(target.value, cst.Name):
+            return None
+        if target.value.value in ("self", "cls"):
             owner = where
             while owner is not None and owner.class_name is None:
                 owner = owner.parent
             if owner is not None:
                 return self.function(f"{owner.class_name}.{target.attr.value}")
-        return None
+            return None
+        if where is not None and where.binds(target.value.value):
+            return None
+        return self.function(f"{target.value.value}.{target.attr.value}")
