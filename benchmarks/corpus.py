@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 from pathlib import Path
@@ -38,18 +39,26 @@ def ensure_corpus(pins: list[str] = PINNED, root: Path | None = None) -> Path:
         return root
     wheels = root.parent / f"{root.name}-wheels"
     wheels.mkdir(parents=True, exist_ok=True)
-    download = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-                "--dest", str(wheels)]
-    quiet = {"stderr": subprocess.DEVNULL}  # a failed first try is retried below, loudly
-    if subprocess.run([*download, *pins], **quiet).returncode != 0:
+
+    def download(*what: str, binary: str = "--only-binary", check: bool = False) -> bool:
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", binary, ":all:",
+                   "--dest", str(wheels), *what]
+        # quiet where a failure is retried below; the last try fails loudly
+        return subprocess.run(command, check=check, stderr=None if check else subprocess.DEVNULL).returncode == 0
+
+    if not download(*pins):
         # Only the source is read, never run: a wheel published for a newer Python than this
-        # one (`Requires-Python >=3.12`, a cp312 wheel) serves as well.
+        # one (`Requires-Python >=3.12`, a cp312 wheel) serves as well, and so does the source
+        # archive of a release whose wheels were taken down.
         for pin in pins:
-            if subprocess.run([*download, pin], **quiet).returncode != 0:
-                subprocess.run([*download, "--python-version", NEWEST_PYTHON, pin], check=True)
+            if not download(pin) and not download("--python-version", NEWEST_PYTHON, pin):
+                download(pin, binary="--no-binary", check=True)
     for wheel in sorted(wheels.glob("*.whl")):
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(root / wheel.name.split("-", 1)[0])
+    for archive in sorted(wheels.glob("*.tar.gz")):
+        with tarfile.open(archive) as sources:
+            sources.extractall(root, filter="data")  # each unpacks into its own `name-version/`
     done.touch()
     return root
 
