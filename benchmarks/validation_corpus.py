@@ -589,8 +589,8 @@ FINAL_16 = [
 ]
 
 
-# A seventeenth set, drawn after every fix of the round: linted once and judged blind, never
-# read while fixing.
+# A seventeenth set, drawn the same way: linted once, after the sixteenth set's fixes, judged
+# blind, then read while fixing what it found wrong.
 FINAL_17 = [
     "afk-bot==0.4.0", "ag-ui-agent-spec==0.2.0", "agent-event-protocol==0.6.0",
     "agent-framework-foundry-local==1.0.0b261015", "agent-framework-microsoft==0.0.0a1",

@@ -143,6 +143,26 @@ class RetryWithoutBackoff(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A read-modify-write of an IAM policy that goes round on an etag conflict (`Aborted`):
+        # a fresh read resolves it, at once.
+        """
+            from google.api_core import exceptions
+            from google.cloud import pubsub_v1
+
+            def grant(credentials, topic, member, attempts=3):
+                publisher = pubsub_v1.PublisherClient(credentials=credentials)
+                tries = 0
+                while tries < attempts:
+                    tries += 1
+                    try:
+                        policy = publisher.get_iam_policy(request={"resource": topic})
+                        policy.bindings.add(role="roles/pubsub.publisher", members=[member])
+                        publisher.set_iam_policy(request={"resource": topic, "policy": policy})
+                        return True
+                    except exceptions.Aborted:
+                        continue
+                return False
+            """,
         # A wait for a local port to be free: binding asks this machine, no service.
         """
             import asyncio

@@ -73,6 +73,35 @@ class MisleadingToolAnnotation(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # A tool named and annotated for a read whose API takes the query as a POST body.
+        """
+            import httpx
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("warehouse")
+
+            @mcp.tool(annotations={"readOnlyHint": True})
+            async def list_remote_tables(connection: dict) -> list[dict]:
+                async with httpx.AsyncClient(timeout=30) as client:
+                    response = await client.post(f"{BASE}/v2/connector/metadata/tables", json={"connectionInfo": connection})
+                    return response.json()
+            """,
+        # A read-only search that fans its reads out in a task group: `create_task_group` makes
+        # an in-process object, nothing on a service.
+        """
+            import anyio
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("files")
+
+            @mcp.tool(annotations={"readOnlyHint": True})
+            async def semantic_search(query: str) -> list[dict]:
+                hits = await INDEX.search(query)
+                async with anyio.create_task_group() as group:
+                    for hit in hits:
+                        group.start_soon(load_context, hit)
+                return hits
+            """,
         # A delete tool said idempotent: deleting again deletes nothing more, whatever helper
         # (here one that sorts the ids into found and missing first) its body goes through.
         """
@@ -219,6 +248,8 @@ class MisleadingToolAnnotation(LintRule):
                     if which == "idempotent" and (write.upsert or write.replaces or idempotent_as(write)
                                                   or idempotent_name(facts.tool_name)):
                         continue  # a delete or an upsert is idempotent itself: the promise holds
+                    if which == "read_only" and write.http == "POST" and self.registry.asks(facts):
+                        continue  # `list_tables` said to read, POSTing its query: how many APIs read
                     spelled = self.registry.hint_names[which]
                     # The annotation is its author's word on code they can see; a write known
                     # only from a name (or a helper's body) is a weaker word against it.

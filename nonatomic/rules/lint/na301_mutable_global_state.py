@@ -9,6 +9,7 @@ from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics import state
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 from nonatomic.rules.lint.semantics.confidence import test_module
+from nonatomic.rules.lint.semantics.loops import asks_a_person
 from nonatomic.rules.lint.tree import walk
 
 _MEMO = re.compile(r"cache|memo", re.IGNORECASE)
@@ -452,6 +453,24 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             """,
     ]
     INVALID = [
+        # A chat program for the person at its terminal: one person per process, so the users
+        # it has seen are that run's, at info.
+        Invalid("""
+                import asyncio
+
+                SEEN_USERS: list[str] = []
+
+                def show(line: str) -> str:
+                    nick, text = line.split(": ", 1)
+                    if nick not in SEEN_USERS:
+                        SEEN_USERS.append(nick)
+                    return f"{nick}: {text}"
+
+                async def main() -> None:
+                    nick = input("Nickname: ").strip() or "anon"
+                    async for line in connect(nick):
+                        print(show(line))
+                """, line=8, severity="info"),
         # A registry of the tools a server builder defines, looked up by name later: their
         # names (`acknowledge_message`, `request_contact`) say what they do, not what a
         # request holds, so it is process state at info.
@@ -812,6 +831,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
         self._globals: list[tuple[cst.Global, cst.FunctionDef]] = []
         self._looked_up: dict[int, set[str]] = {}  # id(function) -> names it looks keys up in
         self._defined: set[str] | None = None  # the names of every def and class of the module, when asked
+        self._asks_a_person = False  # the module prompts at a terminal (`input()`): a program for one person
         self._test_module = False
 
     # -- what the module defines ------------------------------------------------
@@ -882,6 +902,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name):
             self._use(node.func.value)
+        self._asks_a_person = self._asks_a_person or asks_a_person(node)
         self._note_task_holder(node)
         container = state.mutated_by_call(node)
         if container is None or node in self._reported_within:
@@ -1004,7 +1025,9 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             # A test module's state serves its own test run, which no request or agent run shares.
             # A record of ids read only by `in` (`if event.sn in RECORD: return`) remembers what
             # any run did, so that another can skip it: shared on purpose.
-            quiet = rebinding or memo or not request or weak or self._test_module or self._reloads(function) \
+            # A program that asks the person at its terminal serves that one person per process.
+            quiet = rebinding or memo or not request or weak or self._test_module or self._asks_a_person \
+                or self._reloads(function) \
                 or (not keys and all(_only_tested_for_membership(original_node, name, found) for name, found in group))
             # Per-request entries under their own keys do not mix; a module that also takes
             # them out gives them a lifetime.  Kept forever, they grow.

@@ -360,6 +360,12 @@ def _design() -> tuple[set[str], set[str], set[str], set[str], tuple[str, ...], 
     )
 
 
+def asks_a_person(call: cst.Call) -> bool:
+    """`input()`, `click.prompt(...)`, `Prompt.ask(...)`: the program waits for the person at its terminal."""
+    parts = (dotted_name(call.func) or "").split(".")
+    return any(".".join(parts[-n:]) in _design()[0] for n in (1, 2))
+
+
 @lru_cache(maxsize=1)
 def _takes() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     pack = load_pack("retry")["by_design"]["takes"]
@@ -377,11 +383,10 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     on a deadline, probes a local server or a readiness endpoint until it is up, waits for
     a local port to be free, fails over to another candidate, consumes a queue, or checks
     that the failed attempt did not land before going round (see `by_design` in retry.yaml)."""
-    interactive, reconnect, interval, long_poll, local_hosts, verify_verbs, drop_words, probe_words = _design()
+    _, reconnect, interval, long_poll, local_hosts, verify_verbs, drop_words, probe_words = _design()
     for call in body.calls:
-        parts = (dotted_name(call.func) or "").split(".")
-        name = parts[-1]
-        if any(".".join(parts[-n:]) in interactive for n in (1, 2)):
+        name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+        if asks_a_person(call):
             return True
         if name.lstrip("_")[:1].islower() and set(word_list(name)) & reconnect:  # `_redis_connect()`; not a class
             return True

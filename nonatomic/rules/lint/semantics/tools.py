@@ -381,7 +381,7 @@ class ToolRegistry(NameLevels):
         url = _url_of(carrier, where, model)
         if url is not None and names_local_host(url):
             return False
-        if _callers_read(where, model, self._asks):
+        if _callers_read(where, model, self.asks):
             return False
         text = _string_start(url) if url is not None else None
         return verb != "POST" or not (self._inference_url(text, carrier, where, model) or self._inference_name(where)
@@ -419,7 +419,7 @@ class ToolRegistry(NameLevels):
         where = _named(where)
         return where is not None and bool(set(word_list(where.name)) & self.model_words)
 
-    def _asks(self, where: FunctionFacts | None) -> bool:
+    def asks(self, where: FunctionFacts | None) -> bool:
         """The function is named for a read (`get_patent_claims`: a read verb leads it and no
         write verb is in it) or for inference or a query (`_inference_name`)."""
         named = _named(where)
