@@ -448,3 +448,27 @@ def test_a_client_is_known_by_its_constructor_never_by_its_name(lint):
     # Declared in the user's table, the constructed one is; the one only named like a client is not.
     found = lint(code, select=["NA101"], tools={"types": {"acme.Crm": ["acme.Crm"]}}).findings
     assert [(f.line, f.severity) for f in found] == [(8, "error")]
+
+
+def test_a_batch_built_in_memory_is_not_the_write_the_send_is(lint):
+    # Event Hubs: `create_batch()` makes the batch in memory, `send_batch(batch)` sends it.
+    found = na101(lint, '''
+        import json
+
+        from azure.eventhub import EventData, EventHubProducerClient
+
+        def send_chunk(connection: str, events: list[dict], retries: int = 3) -> None:
+            client = EventHubProducerClient.from_connection_string(connection)
+            for attempt in range(retries + 1):
+                try:
+                    batch = client.create_batch()
+                    for event in events:
+                        batch.add(EventData(json.dumps(event)))
+                    client.send_batch(batch)
+                    return
+                except Exception:
+                    if attempt == retries:
+                        raise
+        ''')
+    assert [line for line, _ in found] == [13]
+    assert "send_batch" in found[0][1]

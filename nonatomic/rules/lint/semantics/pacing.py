@@ -699,7 +699,7 @@ def adapts(loop: cst.For | cst.While, entries: list[Retried]) -> bool:
     sent = [arg.value for entry in entries if entry.site for arg in entry.site.node.args]
     names = {name for value in sent for name in names_in(value)}
     # `self._name = f"{base}-{uuid4().hex[:6]}"` in the handler, `create(self._name)` sent
-    attributes = {dotted_name(node) for value in sent for node in walk.subtree(value) if isinstance(node, cst.Attribute)}
+    attributes = {name for value in sent for name in _attributes_in(value)}
     if changed & (names | attributes) or _regenerated(loop, names):
         return True
     built = _assignments(loop.body)
@@ -732,8 +732,14 @@ def _built_from(loop: cst.For | cst.While, entries: list[Retried], names: set[st
         name = frontier.pop()
         reached.add(name)
         for value in built.get(name, []):
-            frontier |= names_in(value) - reached - counters
+            # `server = Server((host, self.port))`: the handler's `self.port += 1` changes it too
+            frontier |= (names_in(value) | _attributes_in(value)) - reached - counters
     return reached - (receivers - names)
+
+
+def _attributes_in(value: cst.BaseExpression) -> set[str]:
+    """The dotted attributes an expression reads (`self.port` of `(self.host, self.port)`)."""
+    return {name for node in walk.subtree(value) if isinstance(node, cst.Attribute) and (name := dotted_name(node))}
 
 
 def _fresh(value: cst.BaseExpression) -> bool:
