@@ -5,6 +5,7 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.confidence import INFERRED, idempotent_as, idempotent_name
+from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.semantics.retry import RetryProvider
 from nonatomic.rules.lint.semantics.tools import ToolRegistry
 
@@ -73,14 +74,25 @@ class MisleadingToolAnnotation(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
-        # A tool named and annotated for a read whose API takes the query as a POST body.
+        # A tool that moves a job to a state, said idempotent: cancelling again finds it cancelled.
+        """
+            from fastmcp import FastMCP
+
+            mcp = FastMCP("jobs")
+
+            @mcp.tool(annotations={"destructiveHint": True, "idempotentHint": True})
+            async def cancel_job(job_id: str) -> dict:
+                cancelled = await QUEUE.cancel_job(job_id)
+                return {"cancelled": cancelled}
+            """,
+        # A tool named and annotated for a read (and so idempotent) whose API takes the query as a POST body.
         """
             import httpx
             from fastmcp import FastMCP
 
             mcp = FastMCP("warehouse")
 
-            @mcp.tool(annotations={"readOnlyHint": True})
+            @mcp.tool(annotations={"readOnlyHint": True, "idempotentHint": True})
             async def list_remote_tables(connection: dict) -> list[dict]:
                 async with httpx.AsyncClient(timeout=30) as client:
                     response = await client.post(f"{BASE}/v2/connector/metadata/tables", json={"connectionInfo": connection})
@@ -246,10 +258,12 @@ class MisleadingToolAnnotation(LintRule):
                     if write is None or self.registry.key_inside(facts, model) is not None:
                         break
                     if which == "idempotent" and (write.upsert or write.replaces or idempotent_as(write)
-                                                  or idempotent_name(facts.tool_name)):
-                        continue  # a delete or an upsert is idempotent itself: the promise holds
-                    if which == "read_only" and write.http == "POST" and self.registry.asks(facts):
-                        continue  # `list_tables` said to read, POSTing its query: how many APIs read
+                                                  or idempotent_name(facts.tool_name)
+                                                  or next(iter(word_list(facts.tool_name)), None)
+                                                  in self.registry.transitions):
+                        continue  # a delete, an upsert or a move to a state (`cancel_job`) is idempotent itself
+                    if write.http == "POST" and self.registry.asks(facts):
+                        continue  # `list_tables`, `check_domains` POSTing their query: how many APIs read
                     spelled = self.registry.hint_names[which]
                     # The annotation is its author's word on code they can see; a write known
                     # only from a name (or a helper's body) is a weaker word against it.
