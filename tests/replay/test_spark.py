@@ -91,6 +91,28 @@ def test_sample_logs_same_report(spark):
     assert got == expected
 
 
+def _shuffles(frame) -> bool:
+    return "Exchange" in frame._jdf.queryExecution().executedPlan().toString()
+
+
+@pytest.mark.parametrize("one_task", [False, True])
+def test_stages_read_the_events_partitioned_by_task_without_shuffling_them(spark, one_task):
+    """Ingest (and --task) partition the events by task once; a window over each task reuses that
+    partitioning, with adaptive execution on as the engine runs."""
+    from nonatomic.replay.spark.engine import SparkReplay
+    from nonatomic.replay.spark.ingest import ingest
+    from nonatomic.replay.spark.session import spark_session
+
+    spark_session()  # the engine's settings: adaptive execution on
+    logs = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
+    with SparkReplay(spark, ingest(spark, logs)) as session:
+        if one_task:
+            session.restrict([spark.table("events").first()["task_id"]])
+        window = spark.sql("SELECT ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY ts) FROM events")
+        assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
+        assert not _shuffles(window)
+
+
 def test_one_task_and_its_locks_same_report(spark):
     logs = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
     with open_logs(logs) as duck:

@@ -33,7 +33,7 @@ from nonatomic.replay.ingest.fields import CITED
 from nonatomic.replay.notices import STEPS_SQL, steps_notice
 from nonatomic.replay.settings import DEFAULT_SETTINGS, validate_settings
 from nonatomic.replay.spark.ingest import CITED_VIEW
-from nonatomic.replay.spark.session import checkpoint
+from nonatomic.replay.spark.session import checkpoint, partitioned_plans
 from nonatomic.replay.spark.translate import stages as stages_of
 from nonatomic.replay.spark.translate import translate
 from nonatomic.rules.replay.views import EVENT_ROWS, LOCK_OP_NAMES, SAME_TIME_IN_A_TASK
@@ -69,7 +69,8 @@ class SparkReplay:
             F.broadcast(locks), "target", "left_semi")
         # Checkpointed: every detector reads these views, and a lazy union of filters and a
         # semi-join under each of them grows the plans past what the driver can analyse.
-        kept = checkpoint(mine.unionByName(theirs).repartition("task_id"))
+        with partitioned_plans(self.spark):
+            kept = checkpoint(mine.unionByName(theirs).repartition("task_id"))
         for view in ("events", EVENT_ROWS):
             kept.createOrReplaceTempView(view)
         return missing

@@ -38,7 +38,7 @@ from nonatomic.replay.ingest.inputs import InputError, discover
 from nonatomic.replay.ingest.mapping import FieldMapping
 from nonatomic.replay.ingest.records import RAW_KEPT, missing_reason
 from nonatomic.replay.spark.convert import problem, reason, typed
-from nonatomic.replay.spark.session import checkpoint
+from nonatomic.replay.spark.session import checkpoint, partitioned_plans
 from nonatomic.rules.replay.views import EVENT_ROWS
 
 FORMATS = ("jsonl", "parquet")
@@ -94,7 +94,8 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
     # partitioning instead of shuffling again; checkpointed, as the stages, the evidence and the
     # summary each read it.
     good = numbered.where("good").withColumn("event_id", F.col("base") + F.col("line"))
-    events = checkpoint(good.select("event_id", "file", "line", *FIELDS).repartition("task_id"))
+    with partitioned_plans(spark):
+        events = checkpoint(good.select("event_id", "file", "line", *FIELDS).repartition("task_id"))
     # read only for the witnesses of findings, so neither persisted nor carried through the stages
     good.where(F.col(CITED[-1]).isNotNull()).select("event_id", *CITED).createOrReplaceTempView(CITED_VIEW)
     # The stages read the stored rows, which in Spark are the events themselves.

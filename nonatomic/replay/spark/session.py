@@ -10,6 +10,7 @@ the event contract, and finding times are printed in UTC.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 
 class SparkUnavailable(Exception):
@@ -48,3 +49,17 @@ def checkpoint(frame):
     if frame.sparkSession.sparkContext.getCheckpointDir():
         return frame.checkpoint()
     return frame.localCheckpoint()
+
+
+@contextmanager
+def partitioned_plans(spark):
+    """Plans built inside keep the partitioning they end with when checkpointed: Spark forgets
+    it for a plan run by adaptive execution (each reader of events partitioned by task would
+    shuffle them again), so adaptive execution is off inside and back as it was after."""
+    key = "spark.sql.adaptive.enabled"
+    before = spark.conf.get(key)
+    spark.conf.set(key, "false")
+    try:
+        yield
+    finally:
+        spark.conf.set(key, before)
