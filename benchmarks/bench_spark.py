@@ -34,8 +34,8 @@ def measure_spark(path: str) -> dict:
     from nonatomic.replay.spark.session import spark_session
 
     start = time.perf_counter()
-    SparkSession.builder.master("local[*]").config("spark.ui.enabled", "false").getOrCreate()
-    spark = spark_session()  # the engine's settings on top (UTC, local shuffle partitions)
+    SparkSession.builder.config("spark.ui.enabled", "false")
+    spark = spark_session("local[*]")  # started as the engine starts it (its settings, its driver memory)
     started = time.perf_counter()
     result = ingest(spark, [path])
     ingested = time.perf_counter()
