@@ -7,11 +7,12 @@ number; each row knows its file and block (`_metadata`) and gets a
 `monotonically_increasing_id`, which grows by one from row to row within a
 task's partition.  A block is read by one task, in order, so a line's number
 in its file is its id minus the first id of its block, plus the lines of the
-file's earlier blocks.  The rows are parsed and stored (checkpointed) with
-their file, block and id; one aggregate over the stored rows then gives both
-the per-block counts that number the lines and the per-file counts, so the
-text is read once.  Parquet rows carry their row index (`_metadata.row_index`)
-and each file is numbered as one block.
+file's earlier blocks.  Those per-block counts come from a pass over the text
+that parses nothing; the lines are then parsed once, numbered, partitioned by
+task and stored (checkpointed), the quarantined lines with the events, and
+one aggregate over the stored rows counts each file's events and quarantined
+lines.  Parquet rows carry their row index (`_metadata.row_index`) and each
+file is numbered as one block.
 
 A line is an event's when, wrapped in brackets, it parses as an array of one
 object: parsing the line alone accepts trailing text after an object.
@@ -65,71 +66,70 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
     """Read the logs and register the `events` and `quarantine` temporary views."""
     mapping = mapping or FieldMapping()
     files = _files(spark, arguments, input_format)
-    parts = []
-    for fmt, read in (("jsonl", _jsonl_records), ("parquet", _parquet_records)):
-        chosen = [f for f in files if f.format == fmt]
-        if chosen:
-            parts.append(read(spark, chosen, mapping, max_line_bytes))
-    records = parts[0]
-    for part in parts[1:]:
-        records = records.unionByName(part)
-    # Checkpointed, not persisted: Spark's columnar cache cost more to build than the parsing it
-    # saves (20 s against 8 s on 1M lines), and the rows are read three times (counts, events, quarantine).
-    records = checkpoint(records.withColumn("good", ~F.col("blank") & F.col("reason").isNull()))
-    # One pass over the stored rows numbers the lines and counts them.
-    blocks = records.groupBy("uri", "block").agg(
-        F.min("id").alias("first"), F.count(F.lit(1)).alias("rows"),
-        F.count(F.when(~F.col("blank"), 1)).alias("lines"), F.count(F.when(F.col("good"), 1)).alias("events"),
-        F.count(F.when(F.col("reason").isNotNull(), 1)).alias("quarantined"),
-        F.max(F.when(F.col("good"), F.col("id"))).alias("last_good")).collect()
-    result, located = IngestResult(), _located(spark, files, blocks)
-    for f in files:
-        result.files.append(f.name)
-    for row in blocks:
-        result.lines += row["lines"]
-        result.events += row["events"]
-        result.quarantined += row["quarantined"]
-    numbered = records.join(F.broadcast(located), ["uri", "block"]).withColumn("line", F.col("id") + F.col("shift"))
-    # Partitioned by task once: every stage's window partitions by the task first and reuses this
-    # partitioning instead of shuffling again; checkpointed, as the stages, the evidence and the
-    # summary each read it.
-    good = numbered.where("good").withColumn("event_id", F.col("base") + F.col("line"))
+    sources = [(read(spark, chosen), parse) for fmt, read, parse in _FORMATS
+               if (chosen := [f for f in files if f.format == fmt])]
+    # Numbering the lines needs only where each block starts and how many rows it has: a pass
+    # over the text that parses nothing.
+    blocks = _union([rows.select("uri", "block", "id", "blank") for rows, _ in sources]).groupBy(
+        "uri", "block").agg(F.min("id").alias("first"), F.count(F.lit(1)).alias("rows"),
+                            F.count(F.when(~F.col("blank"), 1)).alias("lines")).collect()
+    records = _union([parse(rows, mapping, max_line_bytes) for rows, parse in sources])
+    numbered = records.where(~F.col("blank")).join(F.broadcast(_located(spark, files, blocks)), ["uri", "block"]) \
+        .withColumn("line", F.col("id") + F.col("shift"))
+    # A line without a newline at the end of a file was cut short while being written.
+    truncated = (F.col("line") == F.col("truncated_line")) & (F.col("reason") == "invalid JSON")
+    reason = F.when(truncated, F.lit("truncated last line: invalid JSON")).otherwise(F.col("reason"))
+    # Parsed once, partitioned by task and kept, the quarantined lines with the events (they
+    # are few): every stage's window partitions by the task first and reuses this partitioning
+    # instead of shuffling again, and the stages, the evidence, the counts and the quarantine
+    # all read it.
     with partitioned_plans(spark):
-        events = checkpoint(good.select("event_id", "file", "line", *FIELDS).repartition("task_id"))
-    # read only for the witnesses of findings, so neither persisted nor carried through the stages
-    good.where(F.col(CITED[-1]).isNotNull()).select("event_id", *CITED).createOrReplaceTempView(CITED_VIEW)
+        stored = checkpoint(numbered.select("file", "line", *FIELDS, reason.alias("reason"), "raw", *CITED)
+                            .repartition("task_id"))
+    good = stored.where(F.col("reason").isNull())
+    per_file = {row["file"]: row for row in stored.groupBy("file").agg(
+        F.count(F.when(F.col("reason").isNull(), 1)).alias("events"),
+        F.count(F.when(F.col("reason").isNotNull(), 1)).alias("quarantined"),
+        F.max(F.when(F.col("reason").isNull(), F.col("line"))).alias("last")).collect()}
+    result = IngestResult(files=[f.name for f in files], lines=sum(row["lines"] for row in blocks),
+                          events=sum(row["events"] for row in per_file.values()),
+                          quarantined=sum(row["quarantined"] for row in per_file.values()))
+    # Event ids are `base + line`, each file's base the largest event id of the files before it.
+    bases, base = {}, 0
+    for f in files:
+        bases[f.name] = base
+        base += (per_file[f.name]["last"] or 0) if f.name in per_file else 0
+    base_of = F.create_map(*(value for name, base in bases.items() for value in (F.lit(name), F.lit(base).cast("long"))))
+    event_id = (F.col("line") + F.element_at(base_of, F.col("file"))).alias("event_id")
+    events = good.select(event_id, "file", "line", *FIELDS)
     # The stages read the stored rows, which in Spark are the events themselves.
     for view in ("events", EVENT_ROWS):
         events.createOrReplaceTempView(view)
-    # A line without a newline at the end of a file was cut short while being written.
-    truncated = (F.col("line") == F.col("truncated_line")) & (F.col("reason") == "invalid JSON")
-    numbered.where(F.col("reason").isNotNull()).select(
-        "file", "line", F.when(truncated, F.lit("truncated last line: invalid JSON")).otherwise(F.col("reason"))
-        .alias("reason"), "raw").createOrReplaceTempView("quarantine")
+    good.where(F.col(CITED[-1]).isNotNull()).select(event_id, *CITED).createOrReplaceTempView(CITED_VIEW)
+    stored.where(F.col("reason").isNotNull()).select("file", "line", "reason", "raw").createOrReplaceTempView(
+        "quarantine")
     return result
+
+
+def _union(frames: list[DataFrame]) -> DataFrame:
+    united = frames[0]
+    for frame in frames[1:]:
+        united = united.unionByName(frame)
+    return united
 
 
 def _located(spark, files: list[_File], blocks: list) -> DataFrame:
     """Per (file, block) Spark read: the cited file name, what to add to a row's id to get its
-    line number (`shift`), the file's event id base (the largest event id of the files before
-    it, as in the DuckDB engine), and the file's last line where that line has no newline."""
+    line number (`shift`), and the file's last line where that line has no newline."""
     incomplete = {_key(f.location) for f in files if not f.complete}
-    shifts, before, last, last_event = [], {}, {}, {}
+    shifts, before = [], {}
     for row in sorted(blocks, key=lambda r: (r["uri"], r["block"])):
         uri, done = row["uri"], before.get(row["uri"], 0)
-        shift = done + 1 - row["first"]
-        shifts.append([uri, row["block"], _name(files, uri), shift])
-        before[uri] = last[uri] = done + row["rows"]
-        if row["last_good"] is not None:
-            last_event[_name(files, uri)] = row["last_good"] + shift
-    bases, base = {}, 0
-    for f in files:
-        bases[f.name] = base
-        base += last_event.get(f.name, 0)
+        shifts.append([uri, row["block"], _name(files, uri), done + 1 - row["first"]])
+        before[uri] = done + row["rows"]
     for shift in shifts:
-        shift += [bases[shift[2]], last[shift[0]] if _key(shift[0]) in incomplete else None]
-    return spark.createDataFrame(
-        shifts, "uri string, block long, file string, shift long, base long, truncated_line long")
+        shift.append(before[shift[0]] if _key(shift[0]) in incomplete else None)
+    return spark.createDataFrame(shifts, "uri string, block long, file string, shift long, truncated_line long")
 
 
 def _files(spark, arguments: list[str], input_format: str) -> list[_File]:
@@ -166,10 +166,15 @@ def _name(files: list[_File], uri: str) -> str:
     return named.get(_key(uri), uri)
 
 
-def _jsonl_records(spark, files: list[_File], mapping: FieldMapping, max_line_bytes: int) -> DataFrame:
-    lines = spark.read.text([f.location for f in files]).select(
+def _jsonl_rows(spark, files: list[_File]) -> DataFrame:
+    """The lines as text, with where each was read (`uri, block, id`) and whether it is blank."""
+    return spark.read.text([f.location for f in files]).select(
         F.col("value").alias("text"), F.col("_metadata.file_path").alias("uri"),
-        F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("id"))
+        F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("id"),
+        (F.trim("value") == "").alias("blank"))
+
+
+def _jsonl_records(lines: DataFrame, mapping: FieldMapping, max_line_bytes: int) -> DataFrame:
     cited = [name for name in CITED if name not in mapping.consumed()]
     names = list(dict.fromkeys([*(name for f in FIELDS for name in mapping.sources(f)), *cited]))
     schema = T.StructType([T.StructField(name, T.StringType()) for name in names])
@@ -190,17 +195,21 @@ def _jsonl_records(spark, files: list[_File], mapping: FieldMapping, max_line_by
               .when(~valid, F.lit("invalid JSON"))
               .when(~text.rlike(r"^[ \t]*\{"), F.lit("not a JSON object")))
     sources = {f: ([parsed[name] for name in mapping.sources(f)], None) for f in FIELDS}
-    return _records(lines, sources, mapping, broken=broken, blank=F.trim(text) == "", raw=text,
+    return _records(lines, sources, mapping, broken=broken, blank=F.col("blank"), raw=text,
                     cited={name: parsed[name] for name in cited})
 
 
-def _parquet_records(spark, files: list[_File], mapping: FieldMapping, max_line_bytes: int) -> DataFrame:
+def _parquet_rows(spark, files: list[_File]) -> DataFrame:
+    """The rows as one struct `r`, with where each was read: a file is numbered as one block,
+    each row knows its index in its file.  No row is blank."""
     table = spark.read.option("mergeSchema", "true").parquet(*[f.location for f in files])
-    columns = {c.name: c.dataType for c in table.schema.fields}
-    # A file is numbered as one block: each row knows its index in its file.
-    rows = table.select(F.struct(*[F.col(f"`{c}`") for c in columns]).alias("r"),
+    return table.select(F.struct(*[F.col(f"`{c}`") for c in table.columns]).alias("r"),
                         F.col("_metadata.file_path").alias("uri"), F.lit(0).cast("long").alias("block"),
-                        F.col("_metadata.row_index").alias("id"))
+                        F.col("_metadata.row_index").alias("id"), F.lit(False).alias("blank"))
+
+
+def _parquet_records(rows: DataFrame, mapping: FieldMapping, max_line_bytes: int) -> DataFrame:
+    columns = {c.name: c.dataType for c in rows.schema["r"].dataType.fields}
     sources = {}
     for f in FIELDS:
         present = [name for name in mapping.sources(f) if name in columns]
@@ -208,7 +217,7 @@ def _parquet_records(spark, files: list[_File], mapping: FieldMapping, max_line_
             sources[f] = ([F.col("r")[present[0]]], columns[present[0]])
         else:  # aliases of one field can differ in type: text is what they share
             sources[f] = ([F.col("r")[name].cast("string") for name in present], None)
-    return _records(rows, sources, mapping, broken=F.lit(None).cast("string"), blank=F.lit(False),
+    return _records(rows, sources, mapping, broken=F.lit(None).cast("string"), blank=F.col("blank"),
                     raw=F.to_json("r"), cited={name: F.col("r")[name].cast("string") for name in CITED
                                                if name in columns and name not in mapping.consumed()})
 
@@ -237,3 +246,7 @@ def _records(rows: DataFrame, sources: dict, mapping: FieldMapping, broken, blan
     checked = converted.select("*", F.when(~F.col("blank"), reason(F.col("broken"), problems)).alias("reason"))
     return checked.select("uri", "block", "id", *FIELDS, "blank", "reason",
                           F.when(F.col("reason").isNotNull(), F.substring("text", 1, RAW_KEPT)).alias("raw"), *CITED)
+
+
+_FORMATS = (("jsonl", _jsonl_rows, _jsonl_records), ("parquet", _parquet_rows, _parquet_records))
+"""Each format's reader of rows (where each was read, whether it is blank) and its parser of them."""
