@@ -122,6 +122,22 @@ class FailureCachedAsResult(LintRule):
     code = "NA107"
 
     VALID = [
+        # A dict made for one call that dedupes the lookups of one batch: the next call starts empty.
+        """
+            import requests
+
+            def enrich(records):
+                cache = {}
+                for record in records:
+                    domain = record["domain"]
+                    if domain not in cache:
+                        try:
+                            cache[domain] = requests.get(f"https://rdap.org/domain/{domain}", timeout=10).json()
+                        except requests.RequestException as e:
+                            cache[domain] = {"found": False, "error": str(e)[:120]}
+                    record["whois"] = cache[domain]
+                return records
+            """,
         # A run's report, filled field by field: a check that failed is what it reports.
         """
             import subprocess
@@ -481,6 +497,8 @@ class FailureCachedAsResult(LintRule):
             return
         if not words(shown) & CACHE_WORDS and _field(holder, key):
             return  # `self.result["checks"][name] = {"error": ...}`: a report's field, not a cache entry
+        if isinstance(holder, cst.Name) and self._functions and _made_empty(self._functions[-1], holder.value):
+            return  # `cache = {}` in this call: it dedupes one batch, and the next call starts empty
         # Named for answering a repeated request (`idempotency`, `dedupe`): seen.  Any other
         # cache or result store: a warning when its key names a request, else info.  Stored
         # with its time: a negative cache that expires, on purpose.
@@ -561,6 +579,17 @@ def _field(holder: cst.BaseExpression, key: cst.BaseExpression | None) -> bool:
     return any(isinstance(node, cst.Subscript) and any(
         isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString) for e in node.slice)
         for node in walk.subtree(holder))
+
+
+def _made_empty(function: cst.FunctionDef, name: str) -> bool:
+    """`name = {}` (or `dict()`, `[]`) in `function` itself: a store that lives for one call."""
+    return any(
+        isinstance(target, cst.Name) and target.value == name and node.value is not None and (
+            isinstance(node.value, (cst.Dict, cst.List)) and not node.value.elements
+            or isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name)
+            and node.value.func.value in ("dict", "list", "OrderedDict", "defaultdict") and not node.value.args[1:])
+        for node in _walk(function.body) if isinstance(node, (cst.Assign, cst.AnnAssign))
+        for target in _targets(node))
 
 
 def _sliced(target: cst.Subscript) -> bool:
