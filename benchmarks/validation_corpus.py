@@ -675,8 +675,8 @@ FINAL_17 = [
 ]
 
 
-# An eighteenth set, drawn after every fix of the round: linted once, with the rules as they
-# then stood, and judged blind; never read while fixing.
+# An eighteenth set, drawn the same way: linted once, after the seventeenth set's fixes, judged
+# blind, then read while fixing what it found wrong.
 FINAL_18 = [
     "adaline-langchain==0.1.0", "adaptiverag==1.0.2", "adb-agent-bridge==0.1.2", "agent-arch==0.1.1",
     "agent-capability-negotiation==0.1.0", "agent-k8s-harden-check==0.1.0", "agent-policykit==0.1.0",
@@ -779,6 +779,109 @@ FINAL_18 = [
 ]
 
 
+# A nineteenth set, drawn the same way: linted once, after the eighteenth set's fixes, judged
+# blind, then read while fixing what it found wrong.
+FINAL_19 = [
+    "0xchron-polymarket-mcp==0.1.1", "agency-agents==0.0.1", "agent-godmode==0.1.9",
+    "agent-marketplace==0.2.0", "agent-rate-limiter==0.1.0", "agent-safety==0.8.0", "agent-tomb==0.3.2",
+    "agent-webview==0.1.3", "agent2learn==0.1.9", "agentfac==0.0.0", "agentforge-cli==0.2.0",
+    "agentguard-firewall==0.1.0", "agentic-arena==0.1.0", "agentic-detection-engineering-framework==2.0.0",
+    "agentmemorytaintgap==0.1.0", "agentmesh-protocol-sdk==0.4.0b3", "agento11y-openai-agents==0.21.0",
+    "agentqa-sdk==0.1.0", "agents-config==0.2.0", "agentslow==0.8.1", "agenttest==0.1.0",
+    "agentwire-dev==1.74.1", "aggagent==0.1.0", "ai-agent-bridge==0.13.1", "aimusic-mcp-fastmcp==1.0.7",
+    "aiogram-webhook==3.2.0", "aiomcp-server-time==0.0.1", "airbyte-agent-intercom==0.1.100",
+    "airflow-provider-inbound-webhooks==0.2.0", "aistack-mcp==0.1.1", "akgentic-agent==1.8.1",
+    "aleph-blobstorage==0.1.0", "alexjser-mcp-demo==0.1.0", "aliyun-mcp-server-rabbitmq==0.4.0",
+    "anna-mcp-pypi==0.1.0", "antidrift-zeromcp==0.4.0", "arr-tool==1.0.0",
+    "axtbot-plugin-store-notify==1.2.2", "bam-tool==0.10.0", "batch-stream-openai==0.1.0",
+    "bd-payment-gateway==0.1.5", "bibliocommons-mcp-zendesk==1.4.0", "bigrag==2026.5.22",
+    "blockaid-sui-shared-models==0.0.0", "blockchain-ai-mcp==1.0.12", "blocksnoop==0.11.1",
+    "bolyra-crewai==0.1.0", "boto3-errors==0.48.0", "botslt==1.1.18", "browser-mcp-server==0.2.0",
+    "calibremcp==3.0.0", "carrot-mcp==0.1.5", "casino-mcp==0.6.0", "causal-inference-toolkit==0.1.0",
+    "causal-toolkit-qingwei==0.1.5", "cave-agent==0.8.0", "cgl-interagentmail==1.4.0",
+    "chat-mcp-servers==0.2.0", "chatcompletionreq==0.1.0", "chatdns==0.1.11", "chatwire-xmpp==1.0.0",
+    "chatzulip==0.1.2", "chp-adapter-local-llm==0.28.0", "circuitpython-functools==3.0.2",
+    "claude-hooks==0.1.1", "claude-usage-limits==0.1.0", "claude-usage-tracker==0.4.1", "code2llm==0.5.183",
+    "color-match-tools==7.1.2", "computer-split-screen-mcp==1.5.0", "corvidex-mcp==0.1.0",
+    "cosinorage==1.0.8", "crewai-ldn==0.1.0", "crewai-memory-postgres==0.1.0",
+    "crustdata-screener-mcp==1.0.3", "customazuremcpagent==4.1", "cybersecurity-mcp-server==0.1.1",
+    "dagster-airlift==0.29.27", "datatoolpack==0.12.1", "delboy-mcp==1.0.2", "devflux-stock-mcp==0.0.0",
+    "devtools-diff==1.0.1", "dfastllm==0.0.4", "dinomem-crewai==1.0.0", "django-chatgpt==0.0.1",
+    "django-future-tasks==1.3.1", "django-supchat==1.8.0", "dpx-crewai==1.0.1",
+    "dsai-synapsis-agent-init==1.3.2", "easyship-mcp==0.6.6", "easystorage==0.2.0", "easywechatpy==0.0.5",
+    "efir-bot==1.0.0", "emr-livy-mcp==0.1.0", "etiket-sync-agent-labber==0.3.0", "exasol-mcp-server==2.2.0",
+    "exec-mcp-server==0.4.0", "expense-agent==0.1.1", "fableforge-agent-skills==0.1.0",
+    "fabric-analytics-mcp==1.0.2", "fastmcp-langchain-adaptor==0.1.2", "fedlex-mcp==2.1.0",
+    "fh-tool-cli==0.2.7", "finagent-pro-mcp==0.3.2", "footprint-toolkit==0.0.1.1",
+    "foundationallm==0.9.7.post10", "functualize-mcp==0.4.0", "geekbot-mcp==0.3.4",
+    "gemini-unwatermark==0.1.1", "gitask==1.2.0", "goodmem-autogen==0.3.0", "goodreads-tools==1.2.0",
+    "google-meet-bot==0.0.1", "google-secops-mcp==0.7.1", "gosce-traced-multi-llm-proxy==0.1.0",
+    "govuk-mcp==0.3.0", "graph-based-task-orchestrator==0.2.3", "grtools==2026.9.1",
+    "heliokit-tool-data-download-aia==0.1.7", "hipp0-crewai==0.1.0", "holoviz-mcp==0.18.0",
+    "hyperliquidagent==0.1.5", "iflow-mcp-breez-breez-mcp==0.1.0",
+    "iflow-mcp-garylab-serper-mcp-server==0.0.10.post1", "iflow-mcp-google-news-yahoo-news==0.2.0",
+    "iflow-mcp-intbjw-fofa-mcp-server==0.1.0", "iflow-mcp-kis-mcp-server==0.1.0",
+    "iflow-mcp-mcp-atlassian==0.11.10", "iflow-mcp-mcp-images==0.1.0", "iflow-mcp-mcp-neo4j-cypher==0.5.1",
+    "iflow-mcp-muhammad18557-telegram-mcp==0.1.0", "iflow-mcp-narumiruna-gitingestmcp==0.1.6",
+    "iflow-mcp-pdfmathtranslate-pdf2zh==1.9.11", "iflow-mcp-picardraphael-mcp-server-documentation==0.1.1",
+    "iflow-mcp-pietz-mcp-web-tools==0.9.1", "iflow-mcp-rosingul-mcp-active-directory-server==1.0.0",
+    "iflow-mcp-sencloud-futures-mcp==0.1.0", "iflow-mcp-the-momentum-fhir-mcp-server==0.1.1",
+    "iostestagents==0.2.0", "jax-cs-storage==0.10.0", "jupyterlab-browser-storage==0.1.1",
+    "kb-agent-mcp==1.0.22", "kickstart-mcp==0.1.3", "langchain-crawleo==0.1.1",
+    "langchain-disposable==0.1.1", "langchain-falkordb==0.2.0", "langchain-hana==1.2.0",
+    "langchain-memoryrouter==0.1.2", "langchain-model-router==0.1.0", "lark-webhook-notify==0.2.0",
+    "lens-studio-mcp==0.1.0", "lerobot-camera-berxel==0.1.0", "lerobot-robot-livekit==0.2.8",
+    "lerobot-teleoperator-hex-arm==0.1.2", "linza-mcp==0.2.3", "lits-llm==0.4.0",
+    "llama-index-embeddings-fastembed==0.7.0", "llama-index-embeddings-text-embeddings-inference==0.6.0",
+    "llama-index-extractors-entity==0.6.0", "llama-index-readers-pathway==0.6.0",
+    "llama-index-retrievers-opendma==0.2.0", "llama-index-retrievers-tldw==0.3.0",
+    "llama-index-storage-index-store-firestore==0.7.0", "llama-index-voice-agents-gemini-live==0.5.0",
+    "llm-api-router==0.1.1", "llm-complete==0.1.4", "llm-eco-tracker==0.1.0", "llm-flops==0.0.1",
+    "llm-meter==0.3.4", "llmframe==3.1.0", "llmguardian==0.1.1", "llmrix-skill==0.2.10", "lockpy==1.0.0",
+    "mac-stickies-mcp==1.0.0", "math-tools-v4-0==0.2.0", "matrix-jitsi-bot==0.2.0",
+    "mcp-calculator-beta==0.1.1", "mcp-chronoshell==0.1.3", "mcp-client-capabilities==0.0.14",
+    "mcp-csu==0.1.0", "mcp-for-metabase==0.4.0", "mcp-heimdall==0.1.1", "mcp-isolarcloud==0.2.0",
+    "mcp-mysql-ops==1.5.2", "mcp-remote-ssh==0.4.0", "mcp-server-canyougrab==1.1.1",
+    "mcp-server-vector-memory==0.4.4", "mcp-server-xlwings==0.4.1", "mcpseal==0.1.4", "mcptoon==0.8.31",
+    "mcpward-verify==0.1.0", "memorygraphmcp==0.12.4", "mermaid-codeblock-generator==0.1.0",
+    "microsoft-agents-a365-tooling-extensions-azureaifoundry==2.0.0", "microsoft-todo-mcp-server==0.1.0",
+    "mnemo-meridian-mcp==0.4.0", "monarch-mcp-jamiew==0.5.2", "mulebot==0.3.1",
+    "multiagent-trace-middleware==0.1.0", "murf-mcp==0.1.14",
+    "mypy-boto3-marketplacecommerceanalytics==1.43.0", "nautobot-app-bitwarden-pm-secrets==0.1.4",
+    "nbprint-slack==0.1.0", "ndbc-mcp==0.1.2", "netallion-mcp-lite==0.1.1", "news-sentiment-mcp==1.1.0",
+    "nf-robot==7.3.2", "nvd-claude-nim==0.1.5", "odoo-addon-project-portal-task-visibility==18.0.1.0.0.3",
+    "odoo14-addon-storage-thumbnail==14.0.2.4.3", "onebot-agent==0.2.0", "openapiopenai==1.3.0",
+    "opentelemetry-instrumentation-litellm==0.62.4", "orcaagent-cli==2.0.7", "pi-agent-core==0.1.1",
+    "platform-2step-mcp==0.14.0", "plato-mcp-bridge==0.1.0", "pmf-toolkits==0.2.2", "powerclock==1.0.0",
+    "powermem-mcp==0.2.0", "pragmatiks-github-provider==6.2.0", "pramagent==0.8.9",
+    "protect-mcp-adk==0.1.0", "pulse-anthropic==0.1.0", "py-stats-toolkit==0.1.2",
+    "pydantic-ai-withruntime==0.1.0", "pyde-toolkit==1.5.5", "pyearthtools-training==0.6.0",
+    "pyrage==1.4.0", "pyragx==0.0.1", "pytest-llm-vcr==0.6.0", "pytest-mcp==0.1.0",
+    "python-debugger-mcp==0.4.0", "python-dicttools==0.0.5", "python-gemini-multi-api==2.4.13",
+    "rabbitmq-mcp-server==3.4.0", "rag-tracer==0.1.7", "rapidagent==1.0.0", "ravana-chat==0.3.6",
+    "rekko-mcp==0.8.1", "relationalai-agent-shared==0.3.3", "richqueue==1.11.2",
+    "robotframework-parrot-camera==1.1.0", "robotframework-zoomba==4.6.1", "rowan-mcp==2.3.2",
+    "rtl-lint-mcp==0.2.0", "sayhi-agent==1.3.2", "seam-mcp-connect==0.0.0", "search-mcp-server==0.2.0",
+    "securityagent-core==4.54.0", "sendgridsend==0.1.3", "servicenow-devtools-mcp==0.9.1",
+    "sharag256==0.1.6", "sherlock-domains==0.1.8", "sherlock-project==0.16.2",
+    "simplecontext-bot==1.3.0.post1", "smartmcp-router==0.3.0", "sms-tools==1.2",
+    "splunk-packaging-toolkit==1.2.8", "stealth-browser-mcp==0.1.4", "stistools==1.4.9",
+    "task-terminal==0.2.0", "tentyl-mcp==1.1.0", "tenzir-mcp-fastmcp==0.4.6",
+    "text-file-read-and-refactor-mcp==1.16.0", "thecode-agent==0.1.2", "tollbooth-wasmcp==0.1.8",
+    "toolplane==0.5.2", "toolport==0.1.0", "treetools==1.0.2", "tripitaka-mcp==1.1.0",
+    "tts-webui-extension-chatterbox==4.2.3", "tuskr-mcp==0.2.1", "types-aiobotocore-sagemaker-edge==3.10.0",
+    "types-aiobotocore-ssm-incidents==3.10.0", "types-aiobotocore-trustedadvisor==3.10.0",
+    "types-boto3-ecr-public==1.43.0", "types-boto3-lambda==1.43.118", "types-boto3-lexv2-runtime==1.43.0",
+    "types-boto3-mq==1.43.48", "types-boto3-s3control==1.43.90", "types-boto3-wafv2==1.43.78",
+    "ultimate-brain-mcp==0.6.1", "universal-mcp-google-searchconsole==0.1.4", "urag-cli==0.4.2",
+    "utpgetools==0.1.4.1", "vectortoolsja==0.1.3", "volcenginesdk-redis==5.0.54",
+    "website-agent-server==0.1.8", "wechat-publish-sdk==1.2.0", "whisper-tools==0.3.1",
+    "win-mcp-server==0.3.0", "workflows-mcp==10.0.0", "wrg-ai-security-toolkit==0.7.1",
+    "ws-bom-robot-app==0.0.137", "yaml-ai-mcp==1.0.9", "yooztech-mcp-omniroute-t2i==0.0.1",
+    "yousee-epg-mcp==1.0.6", "yxpz-tools==0.1.3", "zta-analysis-tools==0.1.1",
+]
+
+
 def half_dir(half: str) -> Path:
     """One folder per half, under the temp dir or NONATOMIC_VALIDATION_CORPUS."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "unseen"
@@ -792,7 +895,7 @@ HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh
           "final-6": FINAL_6, "final-7": FINAL_7, "final-8": FINAL_8, "final-9": FINAL_9,
           "final-10": FINAL_10, "final-11": FINAL_11, "final-12": FINAL_12,
           "final-13": FINAL_13, "final-14": FINAL_14, "final-15": FINAL_15, "final-16": FINAL_16,
-          "final-17": FINAL_17, "final-18": FINAL_18}
+          "final-17": FINAL_17, "final-18": FINAL_18, "final-19": FINAL_19}
 """Every set by name, in the order they were picked."""
 
 
