@@ -5,7 +5,7 @@ was kept unseen until the validation half's review was read, the fresh set until
 holdout half's was, the second fresh set until the first's was, and the last, latest and
 final sets until every fix of their rounds was made (the read-last and read-2 sets were read for
 the fixes of the final and final-2 rounds, final-2 to final-19 once judged for those of the
-next)."""
+next; final-20 was only judged)."""
 
 from __future__ import annotations
 
