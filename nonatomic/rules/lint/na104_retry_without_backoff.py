@@ -5,7 +5,8 @@ import libcst as cst
 
 from nonatomic.rules.lint.base import Invalid, LintRule
 from nonatomic.rules.lint.semantics.confidence import INFERRED, severity, shape_note
-from nonatomic.rules.lint.semantics.model import RetryScope
+from nonatomic.rules.lint.semantics.loops import asks_this_machine
+from nonatomic.rules.lint.semantics.model import ModuleModel, RetryScope
 from nonatomic.rules.lint.semantics.pacing import (
     FIXED,
     NONE,
@@ -143,6 +144,18 @@ class RetryWithoutBackoff(LintRule):
     METADATA_DEPENDENCIES = (RetryProvider,)
 
     VALID = [
+        # Registering a gateway this process just started, until it listens: a fixed pace suits
+        # a wait for this machine, where no crowd of clients failed together.
+        """
+            import subprocess
+
+            import tenacity
+
+            @tenacity.retry(wait=tenacity.wait_fixed(2), stop=tenacity.stop_after_attempt(10),
+                            retry=tenacity.retry_if_exception_type(subprocess.CalledProcessError))
+            def register_gateway(port: int) -> None:
+                subprocess.run(["gateway-cli", "add", f"https://localhost:{port}", "--local"], check=True, timeout=30)
+            """,
         # A read-modify-write of an IAM policy that goes round on an etag conflict (`Aborted`):
         # a fresh read resolves it, at once.
         """
@@ -1148,6 +1161,8 @@ class RetryWithoutBackoff(LintRule):
             wait = wait_of(scope, model)
             if wait not in (NONE, FIXED) or conflicts_only(scope, model) or awaits_grant(scope):
                 continue  # optimistic locking goes round at once, a grant is waited for at a steady pace
+            if scope.kind == "decorator" and _asks_this_machine(scope, model):
+                continue  # a wait for a server this machine starts: no crowd of clients to spread out
             attempts = attempts_of(scope, model)
             if attempts is not None and attempts <= _ONE_RETRY:
                 continue  # one retry has one wait: nothing to grow, and no wave after it
@@ -1190,6 +1205,13 @@ class RetryWithoutBackoff(LintRule):
             fix_title=f"Add `wait=wait_random_exponential({args})`" if fix else None,
             imports=fix[1] if fix else (),
         )
+
+
+def _asks_this_machine(scope: RetryScope, model: ModuleModel) -> bool:
+    """The decorated function calls only this machine's addresses (`https://localhost:8443`)."""
+    function = next((facts.node for group in model.functions.values() for facts in group
+                     if any(mine is scope for mine in facts.scopes)), None)
+    return function is not None and asks_this_machine(function.body)
 
 
 def _fixed_wait(scope: RetryScope) -> cst.CSTNode:

@@ -360,6 +360,13 @@ def _design() -> tuple[set[str], set[str], set[str], set[str], tuple[str, ...], 
     )
 
 
+def asks_this_machine(node: cst.CSTNode) -> bool:
+    """Every address `node` names is this machine's (`https://localhost:8443`): what it retries
+    waits for a local server to come up, not for a loaded service to recover."""
+    urls = [text for text in _strings_in(node) if "://" in text]
+    return bool(urls) and all(any(host in url for host in _design()[4]) for url in urls)
+
+
 def asks_a_person(call: cst.Call) -> bool:
     """`input()`, `click.prompt(...)`, `Prompt.ask(...)`: the program waits for the person at its terminal."""
     parts = (dotted_name(call.func) or "").split(".")
@@ -383,7 +390,7 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     on a deadline, probes a local server or a readiness endpoint until it is up, waits for
     a local port to be free, fails over to another candidate, consumes a queue, or checks
     that the failed attempt did not land before going round (see `by_design` in retry.yaml)."""
-    _, reconnect, interval, long_poll, local_hosts, verify_verbs, drop_words, probe_words = _design()
+    _, reconnect, interval, long_poll, _, verify_verbs, drop_words, probe_words = _design()
     for call in body.calls:
         name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
         if asks_a_person(call):
@@ -395,9 +402,8 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
             return True
     if names_in(loop.body) & long_poll:  # `StatusCode.DEADLINE_EXCEEDED` too
         return True
-    urls = [text for text in _strings_in(loop.body) if "://" in text]
-    if urls and all(any(host in url for host in local_hosts) for url in urls):
-        return True  # every address the loop calls is this machine's: a readiness probe
+    if asks_this_machine(loop.body):
+        return True  # a readiness probe
     if any(_drops_connection(attempt, set(body.assigned), drop_words) for attempt in body.tries):
         return True
     if _fails_over(loop, body):
