@@ -882,8 +882,8 @@ FINAL_19 = [
 ]
 
 
-# A twentieth set, drawn after every fix of the round: linted once, with the rules as they
-# then stood, and judged blind; never read while fixing.
+# A twentieth set, drawn the same way: linted once, after the nineteenth set's fixes, judged
+# blind, then read while fixing what it found wrong.
 FINAL_20 = [
     "adb-mysql-mcp-server==2.0.0", "ads4gpts-langchain==0.1.15", "agent-alignment-protocol==2.0.0",
     "agent-api-server==2.2.1", "agent-bouncer==0.1.2", "agent-chatroom-mcp==0.1.0",
@@ -988,6 +988,109 @@ FINAL_20 = [
 ]
 
 
+# A twenty-first set, drawn after the last fix of the round: linted once, with the rules as
+# they then stood, and judged blind; never read while fixing.
+FINAL_21 = [
+    "a2a-exchange-mcp==0.1.3", "abstractagents==0.1.0", "aeyeagent==0.1.2", "agent-core-bus==0.9.5",
+    "agent-finder==0.1.0", "agent-gitv1==0.1.15", "agent-lighthouse==0.4.0", "agent-loop-breaker-py==0.1.0",
+    "agent-notifier==0.1.5", "agent-rate-limiter-mcp==1.0.10", "agent-reach==0.1.0",
+    "agent-session-manager==0.15.0", "agent-sleuth==0.1.0", "agent-topology-spec==0.1.0b4",
+    "agent-ultra-kit==0.3.0", "agent-work==0.1.1", "agentcouncil-hub==0.4.0", "agentdb-sdk==0.2.1",
+    "agentdomain-autogen==0.12.0", "agentforge-reranker-cohere==0.4.0", "agentguard-eval==0.3.2",
+    "agentguard-py==0.1.1", "agentguard-ram==0.1.0", "agentguard-security==0.1.0", "agenthawk==0.2.2",
+    "agentic-a2a==0.1.13", "agentic-sre-gateway==1.0.0", "agentic-stealth-browser==3.0.0",
+    "agentivium-core==0.6.0", "agentledger-otel==1.5.2", "agentpk==0.3.3", "agentsdk-ayush==0.1.0",
+    "aglet-builtin-model-openai==0.1.0a2", "aio-celery==0.22.0", "aiohttp-mcp-client==0.0.3",
+    "anthropicautodocstrings==0.0.8", "archimate-mcp==2.6.5", "ascript-mcp==1.7.0", "asic-mcp==0.6.22",
+    "atengk-mcp-server-traffic-inspector==1.3.0", "autopilot-tools==0.7.0",
+    "awslabs-pcap-analyzer-mcp-server==1.0.2", "barrage-checker==1.0.0", "best-model-toolkit==0.2.1",
+    "biszx-odoo-mcp==1.4.3", "bitoasis-mcp==0.2.0", "blackmarble-ntl-toolkit==0.1.2", "blop-mcp==0.3.0",
+    "bmctools==0.2.0", "boto3-dataclass-dax==1.40.0", "boto3-dataclass-grafana==1.40.0",
+    "bottle-protocol==0.1.0", "browser-tools==0.10.0", "bugledger-mcp==0.1.2", "caliper-robotics==0.2.1",
+    "capo-kinesis-video-webrtc-storage==0.11.0", "capsolver-agent==0.1.1", "cellflow-tools==0.0.9",
+    "chaseqiu-agi-tool==0.1.0", "chattwin==0.0.1", "chatvoice==0.5.1", "claude-agent-framework==0.5.0",
+    "claude-parser==2.0.0", "claude-portage==0.2.6", "claude-sdk-tutor==0.1.8", "claude-statusbar==3.52.2",
+    "cloudagent-cli==0.1.4", "codegraph-tools==0.3.29", "color-analysis-tool==2.0.1",
+    "convo-orchestrator==0.1.0", "county-mcp==0.1.9", "culture-agent-template==0.10.0",
+    "dargslan-load-average==1.0.0", "data-completion-tool==0.3.2", "data-toolkit==2.0.4",
+    "defoneos-ospd-mcp==1.0.0", "devtools-timestamp==1.0.1", "dhms-agentfuse==3.7.3",
+    "django-changelist-toolbar-admin==0.4.7", "django-inspect-tasks==0.8.0", "django-llm-middleware==0.1.1",
+    "documentdb-mcp==2.3.6", "doobots==1.0.6", "dooray-mcp==0.2.0", "dr-llm==4.3.0",
+    "drf-oauth2-tools==1.0.2", "dsherlock==1.1.0", "elt-dagster-ext==1.0.1",
+    "enthusiast-agent-catalog-enrichment==1.4.0", "entityagent==0.1.3",
+    "fairagro-middleware-shared==12.3.0", "fda-samd-mcp==1.0.11", "fence-llm==2.3.3",
+    "file-organizer-ai-mcp==1.0.12", "fizko-mcp==0.1.0", "flet-storage==1.1.3", "forecast-agent-sdk==1.0.0",
+    "forget-rag==0.1.0", "forkflux-mcp==0.6.0", "gemini-logo-remover==0.2.5", "getbased-rag==0.8.0",
+    "google-drive-files-mcp==0.3.0", "grammar-fix-ai-mcp==1.0.11", "heddle-mcp==0.3.3", "hftool==0.7.1",
+    "huggingface-datasets-cocoapi-tools==0.5.0", "icloud-cli-tools==0.1.3", "ics-calendar-mcp==0.1.0",
+    "ids-datatools-hmq-2026==1.0.0", "ifc-es-mcp-server==0.1.3", "iflow-mcp-aki66938-xhs-toolkit==1.2.6",
+    "iflow-mcp-blender-csm==1.0.0", "iflow-mcp-dhkim0124-anki-mcp-server==0.1.0",
+    "iflow-mcp-dhkts1-sequential-story==1.0.1", "iflow-mcp-eunomia-mcp-server==0.0.2",
+    "iflow-mcp-hu-po-tatbot==0.6.2", "iflow-mcp-image-gen-mcp==0.1.0",
+    "iflow-mcp-isdaniel-pgtuner-mcp==0.5.2", "iflow-mcp-jagan-shanmugam-osm-mcp-server==0.1.1",
+    "iflow-mcp-journaling-mcp==0.1.0", "iflow-mcp-mrexodia-binref-mcp==0.1.1",
+    "iflow-mcp-ntk148v-alertmanager==1.1.0", "iflow-mcp-octavious-mcpdemo2==0.1.0",
+    "iflow-mcp-robcerda-monarch-mcp-server==0.1.0", "iflow-mcp-rohandoshi21-angelone-mcp==0.1.9",
+    "iflow-mcp-sauce-api-mcp==1.0.3", "iflow-mcp-zacarx-javasinktracer-mcp==0.1.6", "jobagent==1.0.25",
+    "kagent-skills==0.10.4", "kneo-agent==2.2.0", "lammps-md-tools==0.1.0", "langchain-lyrenth==0.2.0",
+    "langchain-unstructured==1.0.1", "langchain-viscribe==0.1.0", "layai-agent-reforge==0.2.1",
+    "leanqueue==0.1.0", "line-bot-sdk==3.27.0", "llama-index-graph-stores-arcadedb==0.4.4",
+    "llama-index-postprocessor-sbert-rerank==0.6.0", "llama-index-readers-imap==0.2.3",
+    "llama-index-storage-chat-store-upstash==0.5.0", "llama-index-tools-chatgpt-plugin==0.6.0",
+    "llama-index-tools-ionic-shopping==0.6.0", "llm-as-dom-mcp==0.16.0", "llm-contracts==1.0.0",
+    "llm-council-skill==0.2.0", "llm-guardrails-kit==0.2.0", "llm-mcp-cli==1.0.5", "llm-openrouter==0.7.1",
+    "llmhq-promptops==0.6.1", "llmuid==1.0.0", "lookspan-crewai==0.5.3", "lorekeeper-mcp==0.4.0",
+    "mathcraft-window-tools==0.1.0", "matricula-mcp==0.1.0", "mcal-ai-langgraph==0.5.0",
+    "mcp-airlock==0.4.1", "mcp-apisix==0.4.0", "mcp-gazette-archiver==0.1.4", "mcp-mysql-query==0.1.0",
+    "mcp-permission-audit==1.14.0", "mcp-server-trello==0.5.2", "mcp-utility-kit==0.1.0",
+    "mcparmory-customer-io==0.0.1", "mcparmory-mailersend==1.0.2", "mcpbind-mcp-cli-host==3.524.24.2622",
+    "mcprift==0.5.0", "mcpxray-cli==1.0.0", "mcpxyz==0.4.0", "minchin-pelican-readers-tasknotes==1.0.0",
+    "mini-rag==0.1.3", "modexia-mcp==0.4.1", "modflow-devtools==1.9.2", "mooring-mcp==0.1.1",
+    "mostai-mcp==0.7.2", "mseep-aws-security-mcp==0.1.1", "mseep-eunomia-mcp-server==0.0.6",
+    "mseep-frankfurtermcp==0.3.2", "mseep-freecad-mcp==0.1.16", "mseep-mcp-metal-price==0.0.8",
+    "mseep-mcp-server-unitycatalog==0.1.4", "mseep-paypal-invoice-mcp-server==0.1.4", "mutbot==0.8.7",
+    "mypy-boto3-groundstation==1.43.18", "mypy-boto3-mediapackage==1.43.0", "nautobot-igp-models==0.2.0",
+    "nautobot-secrets-providers==4.1.0", "nbragg==1.0.0", "nepali-toolkits==1.0.0", "netcfg-agent==0.2.1",
+    "news-monitor-mcp==0.4.0", "nexus-agent==0.0.1", "nirs4all-tools==0.0.8", "nocto-mcp==0.3.7",
+    "node804-panos-mcp==0.1.7", "nonebot-plugin-auto-emojimix==0.2.1",
+    "nonebot-plugin-mantou-affection==0.25.0", "nonebot-plugin-sublike==0.1.7",
+    "nonebot-plugin-wait-a-minute==0.5.0", "noos-langchain==0.1.0", "nsj-queue-lib==1.2.2",
+    "nucleusiq-gemini==0.3.1", "obsidian-mcp-server==0.2.0",
+    "odoo-addon-project-parent-task-filter==19.0.1.0.0.5", "onekit-tools==0.5.0",
+    "openinference-instrumentation-anthropic==3.1.0", "openproject-mcp-server==0.4.0",
+    "openrouter-mcp==1.0.0", "ory-agent-framework==1.5.3", "osu-mcp==0.1.4", "paperjam-mcp==0.1.0",
+    "patera-email==0.13.0", "peachpayments-partner-marshmallow==2.1.0", "pg-analytics-mcp==0.5.0",
+    "pico-agent==0.2.1", "pipecat-sprag==0.1.0", "plone-formblock==1.0.0a3", "polyclaude==0.4.3",
+    "portage-mcp==0.1.0", "pptagent==1.1.38", "prime-mcp-server==0.1.2", "proveit-mcp==0.1.0",
+    "pydantic-ai-middleware==0.2.4", "pydantic-ai-unirate==0.1.0", "pylint-mcp==0.1.2",
+    "pynet-mcp-bridge==1.7.1", "pysnptools==0.5.15", "pytech-tools==2.5.3",
+    "python-saga-orchestrator==0.7.3", "qass-tools-ml==0.1.0", "qwerty-agent==3.0.2", "ralph-mcp==0.1.0",
+    "ramp-llm==0.7.0", "rankigi-litellm==1.0.0", "reflex-agent==0.1.48", "remit-mcp==0.1.8",
+    "remote-claude-control==0.0.1", "reslock==0.12.3",
+    "respan-instrumentation-microsoft-agent-framework==0.1.1", "rocketchat-api==3.7.1",
+    "sas-prefect==0.2.3", "scicomp-neural-mcp==0.1.6", "seashail-mcp==0.1.0", "sentry-redis-tools==0.5.2",
+    "sequana-pipetools==1.7.0", "setuptools-scm-branch-versions==0.1.0", "shad0wllm==0.4.0",
+    "shelp-llm==0.5.0", "simba-mcp==0.18.0", "skpb-toolbox==0.1.0", "slack-channel-plugin==0.1.7",
+    "slick-queue-py==2.3.0", "solarspatialtools==0.5.6", "spark-kindling-ext-temporal==0.14.0",
+    "spectral-mcp==0.11.0", "sql-fragments==0.0.6", "sqlite-record-mcp==1.0.2",
+    "storage-device-managers==3.0.1", "studio5000-mcp-server==0.4.0", "swarmrepo-agent-runtime==0.1.10",
+    "talkthrough-mcp==0.4.4", "tb-agent==0.13.1", "testa-agent==0.2.0", "textagents==0.0.1",
+    "tgbotgen==0.2.1", "theflock-sdk==0.1.0", "tmagent==0.1.1", "tmux-agents==0.4.0",
+    "token-service-tool==0.1.1", "tool-rot==0.1.0", "toolbox-sdk==0.1.0b4", "toolpatch==0.5.0",
+    "tracy-blob-storage-client==1.0.0", "trulens-providers-anthropic==2.16.0", "truthlocks-openai==1.1.0",
+    "tstools-forecast==1.0.1", "twat-mcp==1.0.3", "twlegalrag==2.3.1",
+    "types-aiobotocore-kinesisanalyticsv2==3.10.0", "types-aiobotocore-kms==3.10.0",
+    "types-boto3-arc-region-switch==1.43.114", "types-boto3-internetmonitor==1.43.0",
+    "types-boto3-iotanalytics==1.42.3", "types-boto3-license-manager==1.43.46",
+    "types-boto3-timestream-write==1.43.0", "unfazed-mcp==0.0.1", "unforget-mcp==0.1.0",
+    "uv-mcp-server==0.6.4", "vamp-orchestrator==2.5", "vanoe-intelligence-mcp==0.1.6",
+    "vbnmxcz-mcp-server==0.1.6", "vertex-agent==1.0.3", "vexy-mkdocs-tools==0.1.2",
+    "vicamilogm-dotcom-de-toolkit==0.1.0", "vision-agents-plugins-openai==0.6.9",
+    "wazobiatech-nexus-mcp==1.2.1", "web-retrieval-mcp==0.1.2", "xiaohongshu-mcp-server==0.1.1",
+    "zhongyao-mcp-server==0.0.5", "zwppt-mcp==0.0.3",
+]
+
+
 def half_dir(half: str) -> Path:
     """One folder per half, under the temp dir or NONATOMIC_VALIDATION_CORPUS."""
     default = Path(tempfile.gettempdir()) / "nonatomic-bench" / "unseen"
@@ -1002,7 +1105,7 @@ HALVES = {"tuning": TUNING, "validation": VALIDATION, "holdout": HOLDOUT, "fresh
           "final-10": FINAL_10, "final-11": FINAL_11, "final-12": FINAL_12,
           "final-13": FINAL_13, "final-14": FINAL_14, "final-15": FINAL_15, "final-16": FINAL_16,
           "final-17": FINAL_17, "final-18": FINAL_18, "final-19": FINAL_19,
-          "final-20": FINAL_20}
+          "final-20": FINAL_20, "final-21": FINAL_21}
 """Every set by name, in the order they were picked."""
 
 
