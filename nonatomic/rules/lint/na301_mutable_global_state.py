@@ -10,6 +10,7 @@ from nonatomic.rules.lint.semantics import state
 from nonatomic.rules.lint.semantics.callees import CalleeProvider, dotted_name
 from nonatomic.rules.lint.semantics.confidence import test_module
 from nonatomic.rules.lint.semantics.loops import asks_a_person
+from nonatomic.rules.lint.semantics.names import word_list
 from nonatomic.rules.lint.tree import walk
 
 _MEMO = re.compile(r"cache|memo", re.IGNORECASE)
@@ -453,6 +454,18 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             """,
     ]
     INVALID = [
+        # Sessions to the sub-servers a config names, opened once when the process starts: the
+        # process's own, at info.
+        Invalid("""
+                from contextlib import AsyncExitStack
+
+                servers_sessions: dict = {}
+
+                async def initialize_sub_servers(stack: AsyncExitStack) -> None:
+                    for server_name, params in settings.MCP_SERVERS.items():
+                        session = await stack.enter_async_context(open_session(params))
+                        servers_sessions[server_name] = session
+                """, line=8, severity="info"),
         # A chat program for the person at its terminal: one person per process, so the users
         # it has seen are that run's, at info.
         Invalid("""
@@ -1027,7 +1040,7 @@ class MutableGlobalState(state.ScopeTracker, LintRule):
             # any run did, so that another can skip it: shared on purpose.
             # A program that asks the person at its terminal serves that one person per process.
             quiet = rebinding or memo or not request or weak or self._test_module or self._asks_a_person \
-                or self._reloads(function) \
+                or self._reloads(function) or _lifecycle_hook(function) \
                 or (not keys and all(_only_tested_for_membership(original_node, name, found) for name, found in group))
             # Per-request entries under their own keys do not mix; a module that also takes
             # them out gives them a lifetime.  Kept forever, they grow.
@@ -1262,3 +1275,12 @@ def _only_tested_for_membership(module: cst.Module, name: str, sites: list) -> b
         todo.extend(walk.children(node))
     return tested > 0
 
+
+def _lifecycle_hook(function: _Function) -> bool:
+    """`_on_startup()`, `initialize_sub_servers(stack)`: named for the process's start or end and
+    given no per-request data, it runs once per process; what it fills is the process's."""
+    if not isinstance(function, cst.FunctionDef) or not set(word_list(function.name.value)) & state.LIFECYCLE_WORDS:
+        return False
+    params = function.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    return not state.holds_request_data(names)

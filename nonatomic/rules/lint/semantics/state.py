@@ -34,6 +34,9 @@ _CALLABLE_WORDS = (
 _CALLABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__module__"})
 # Hooks Python runs while a class statement executes (at import time).
 CLASS_CREATION_HOOKS = frozenset({"__init_subclass__", "__set_name__"})
+LIFECYCLE_WORDS = frozenset({"startup", "shutdown", "init", "initialize", "initialise", "bootstrap", "lifespan",
+                             "teardown"})
+"""Words of a function named for the process's start or end (`_on_startup`, `initialize_sub_servers`)."""
 
 Callee = Callable[[cst.Call], "str | None"]
 
