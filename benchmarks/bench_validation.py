@@ -4,8 +4,8 @@ Its findings are what a blind review samples; this prints only the counts.  The 
 was kept unseen until the validation half's review was read, the fresh set until the
 holdout half's was, the second fresh set until the first's was, and the last, latest and
 final sets until every fix of their rounds was made (the read-last and read-2 sets were read for
-the fixes of the final and final-2 rounds, final-2 to final-20 once judged for those of the
-next; final-21 was only judged)."""
+the fixes of the final and final-2 rounds, final-2 to final-21 once judged for those of the
+next)."""
 
 from __future__ import annotations
 

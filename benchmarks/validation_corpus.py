@@ -988,8 +988,8 @@ FINAL_20 = [
 ]
 
 
-# A twenty-first set, drawn after the last fix of the round: linted once, with the rules as
-# they then stood, and judged blind; never read while fixing.
+# A twenty-first set, drawn after the twentieth set's fixes: linted once, with the rules as
+# they then stood, and judged blind (the round's measure), then read for one fix after it.
 FINAL_21 = [
     "a2a-exchange-mcp==0.1.3", "abstractagents==0.1.0", "aeyeagent==0.1.2", "agent-core-bus==0.9.5",
     "agent-finder==0.1.0", "agent-gitv1==0.1.15", "agent-lighthouse==0.4.0", "agent-loop-breaker-py==0.1.0",
