@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import reduce
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
@@ -86,11 +87,11 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
     with partitioned_plans(spark):
         stored = checkpoint(numbered.select("file", "line", *FIELDS, reason.alias("reason"), "raw", *CITED)
                             .repartition("task_id"))
-    good = stored.where(F.col("reason").isNull())
+    usable = F.col("reason").isNull()
+    good = stored.where(usable)
     per_file = {row["file"]: row for row in stored.groupBy("file").agg(
-        F.count(F.when(F.col("reason").isNull(), 1)).alias("events"),
-        F.count(F.when(F.col("reason").isNotNull(), 1)).alias("quarantined"),
-        F.max(F.when(F.col("reason").isNull(), F.col("line"))).alias("last")).collect()}
+        F.count(F.when(usable, 1)).alias("events"), F.count(F.when(~usable, 1)).alias("quarantined"),
+        F.max(F.when(usable, F.col("line"))).alias("last")).collect()}
     result = IngestResult(files=[f.name for f in files], lines=sum(row["lines"] for row in blocks),
                           events=sum(row["events"] for row in per_file.values()),
                           quarantined=sum(row["quarantined"] for row in per_file.values()))
@@ -99,23 +100,20 @@ def ingest(spark, arguments: list[str], mapping: FieldMapping | None = None, inp
     for f in files:
         bases[f.name] = base
         base += (per_file[f.name]["last"] or 0) if f.name in per_file else 0
-    base_of = F.create_map(*(value for name, base in bases.items() for value in (F.lit(name), F.lit(base).cast("long"))))
+    base_of = F.create_map(*(value for name, first in bases.items() for value in (F.lit(name), F.lit(first).cast("long"))))
     event_id = (F.col("line") + F.element_at(base_of, F.col("file"))).alias("event_id")
     events = good.select(event_id, "file", "line", *FIELDS)
     # The stages read the stored rows, which in Spark are the events themselves.
     for view in ("events", EVENT_ROWS):
         events.createOrReplaceTempView(view)
     good.where(F.col(CITED[-1]).isNotNull()).select(event_id, *CITED).createOrReplaceTempView(CITED_VIEW)
-    stored.where(F.col("reason").isNotNull()).select("file", "line", "reason", "raw").createOrReplaceTempView(
+    stored.where(~usable).select("file", "line", "reason", "raw").createOrReplaceTempView(
         "quarantine")
     return result
 
 
 def _union(frames: list[DataFrame]) -> DataFrame:
-    united = frames[0]
-    for frame in frames[1:]:
-        united = united.unionByName(frame)
-    return united
+    return reduce(DataFrame.unionByName, frames)
 
 
 def _located(spark, files: list[_File], blocks: list) -> DataFrame:

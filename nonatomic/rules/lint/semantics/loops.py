@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -350,13 +351,30 @@ def _any_failure(test: cst.BaseExpression) -> bool:
     return isinstance(operator, cst.GreaterThan) and 200 <= values[0] < 400
 
 
+class _Design(NamedTuple):
+    """The words and names of `by_design` in retry.yaml (and the local hosts of tools.yaml)."""
+    interactive: frozenset[str]
+    reconnect: frozenset[str]
+    interval: frozenset[str]
+    long_poll: frozenset[str]
+    local_hosts: tuple[str, ...]
+    verify_verbs: frozenset[str]
+    drop_words: frozenset[str]
+    probe_words: frozenset[str]
+    take_reads: frozenset[str]
+    take_gets: frozenset[str]
+    take_sources: frozenset[str]
+
+
 @lru_cache(maxsize=1)
-def _design() -> tuple[set[str], set[str], set[str], set[str], tuple[str, ...], set[str], set[str], set[str]]:
+def _design() -> _Design:
     pack = load_pack("retry")["by_design"]
-    return (
-        set(pack["interactive_calls"]), set(pack["reconnect_words"]), set(pack["interval_words"]),
-        set(pack["long_poll_codes"]), tuple(tool_pack()["local_hosts"]), set(pack["verify_verbs"]),
-        set(pack["drop_words"]), set(pack["probe_words"]),
+    takes = pack["takes"]
+    return _Design(
+        frozenset(pack["interactive_calls"]), frozenset(pack["reconnect_words"]), frozenset(pack["interval_words"]),
+        frozenset(pack["long_poll_codes"]), tuple(tool_pack()["local_hosts"]), frozenset(pack["verify_verbs"]),
+        frozenset(pack["drop_words"]), frozenset(pack["probe_words"]),
+        frozenset(takes["reads"]), frozenset(takes["gets"]), frozenset(takes["sources"]),
     )
 
 
@@ -364,19 +382,13 @@ def asks_this_machine(node: cst.CSTNode) -> bool:
     """Every address `node` names is this machine's (`https://localhost:8443`): what it retries
     waits for a local server to come up, not for a loaded service to recover."""
     urls = [text for text in _strings_in(node) if "://" in text]
-    return bool(urls) and all(any(host in url for host in _design()[4]) for url in urls)
+    return bool(urls) and all(any(host in url for host in _design().local_hosts) for url in urls)
 
 
 def asks_a_person(call: cst.Call) -> bool:
     """`input()`, `click.prompt(...)`, `Prompt.ask(...)`: the program waits for the person at its terminal."""
     parts = (dotted_name(call.func) or "").split(".")
-    return any(".".join(parts[-n:]) in _design()[0] for n in (1, 2))
-
-
-@lru_cache(maxsize=1)
-def _takes() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    pack = load_pack("retry")["by_design"]["takes"]
-    return frozenset(pack["reads"]), frozenset(pack["gets"]), frozenset(pack["sources"])
+    return any(".".join(parts[-n:]) in _design().interactive for n in (1, 2))
 
 
 @lru_cache(maxsize=1)
@@ -390,31 +402,31 @@ def by_design(loop: cst.For | cst.While, body: _Body) -> bool:
     on a deadline, probes a local server or a readiness endpoint until it is up, waits for
     a local port to be free, fails over to another candidate, consumes a queue, or checks
     that the failed attempt did not land before going round (see `by_design` in retry.yaml)."""
-    _, reconnect, interval, long_poll, _, verify_verbs, drop_words, probe_words = _design()
+    design = _design()
     for call in body.calls:
         name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
         if asks_a_person(call):
             return True
-        if name.lstrip("_")[:1].islower() and set(word_list(name)) & reconnect:  # `_redis_connect()`; not a class
+        if name.lstrip("_")[:1].islower() and set(word_list(name)) & design.reconnect:  # `_redis_connect()`; not a class
             return True
     for sleep in body.sleeps:
-        if any(set(word_list(n)) & interval for arg in sleep.args for n in names_in(arg.value)):
+        if any(set(word_list(n)) & design.interval for arg in sleep.args for n in names_in(arg.value)):
             return True
-    if names_in(loop.body) & long_poll:  # `StatusCode.DEADLINE_EXCEEDED` too
+    if names_in(loop.body) & design.long_poll:  # `StatusCode.DEADLINE_EXCEEDED` too
         return True
     if asks_this_machine(loop.body):
         return True  # a readiness probe
-    if any(_drops_connection(attempt, set(body.assigned), drop_words) for attempt in body.tries):
+    if any(_drops_connection(attempt, set(body.assigned), design.drop_words) for attempt in body.tries):
         return True
     if _fails_over(loop, body):
         return True
-    if any(_probes_readiness(attempt, probe_words) for attempt in body.tries):
+    if any(_probes_readiness(attempt, design.probe_words) for attempt in body.tries):
         return True
     if any(_binds_port(attempt) for attempt in body.tries):
         return True
     if any(_consumes(attempt) for attempt in body.tries):
         return True
-    return any(_verifies(handler, verify_verbs) for attempt in body.tries for handler in attempt.handlers)
+    return any(_verifies(handler, design.verify_verbs) for attempt in body.tries for handler in attempt.handlers)
 
 
 def _fails_over(loop: cst.For | cst.While, body: _Body) -> bool:
@@ -438,7 +450,7 @@ def _fails_over(loop: cst.For | cst.While, body: _Body) -> bool:
     return False
 
 
-def _drops_connection(attempt: cst.Try, rebound: set[str], drop_words: set[str]) -> bool:
+def _drops_connection(attempt: cst.Try, rebound: set[str], drop_words: frozenset[str]) -> bool:
     """`ws = await pool.get()` each round, then `except ...: pool.remove(ws)`: the handler
     drops the connection the attempt used, and the next round takes another one."""
     used = {dotted_name(call.func.value) for call in calls_in(attempt.body)
@@ -453,7 +465,7 @@ def _drops_connection(attempt: cst.Try, rebound: set[str], drop_words: set[str])
     return False
 
 
-def _probes_readiness(attempt: cst.Try, probe_words: set[str]) -> bool:
+def _probes_readiness(attempt: cst.Try, probe_words: frozenset[str]) -> bool:
     """`client.cluster.health(wait_for_status="yellow")`, `self.get("/.well-known/ready")`:
     the attempt asks whether a server is up, and none of its calls is named for a write."""
     called = [word_list((dotted_name(call.func) or "").rsplit(".", 1)[-1]) for call in calls_in(attempt.body)]
@@ -476,17 +488,18 @@ def _consumes(attempt: cst.Try) -> bool:
     item, and its timeout means "nothing yet", not a request that failed."""
     if not attempt.body.body:
         return False
-    reads, gets, sources = _takes()
+    design = _design()
     for call in calls_in(attempt.body.body[0]):
         if not isinstance(call.func, cst.Attribute) or positional(call):
             continue
         method = call.func.attr.value
-        if method in reads or method in gets and set(word_list(dotted_name(call.func.value) or "")) & sources:
+        if method in design.take_reads or (
+                method in design.take_gets and set(word_list(dotted_name(call.func.value) or "")) & design.take_sources):
             return True
     return False
 
 
-def _verifies(handler: cst.ExceptHandler, verify_verbs: set[str]) -> bool:
+def _verifies(handler: cst.ExceptHandler, verify_verbs: frozenset[str]) -> bool:
     """`except Timeout: if api.get_order(ref): return ...`: the handler leaves the loop on
     what a read answers (`existing = find_tenant(name)`, then `if existing: break` too), so
     it goes round only when the attempt provably did not land."""
